@@ -1,0 +1,28 @@
+# runner_add_plugin(NAME SOURCES a.cpp b.cpp [LIBRARIES x y])
+#
+# Builds a plugin library NAME.so that the runner loads from its plugin path. The same call
+# works in this tree and in an out-of-tree project after find_package(Runner).
+function(runner_add_plugin name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "runner_add_plugin(${name}): SOURCES is empty")
+  endif()
+  set(target runner_plugin_${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE Runner::sdk ${ARG_LIBRARIES})
+  if(TARGET runner_pch)
+    target_precompile_headers(${target} REUSE_FROM runner_pch)
+  endif()
+  if(NOT DEFINED RUNNER_PLUGIN_OUTPUT_DIR)
+    set(RUNNER_PLUGIN_OUTPUT_DIR ${CMAKE_BINARY_DIR}/plugins)
+  endif()
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${name}
+    PREFIX ""
+    LIBRARY_OUTPUT_DIRECTORY ${RUNNER_PLUGIN_OUTPUT_DIR}
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  if(DEFINED RUNNER_PLUGIN_INSTALL_DIR)
+    install(TARGETS ${target} LIBRARY DESTINATION ${RUNNER_PLUGIN_INSTALL_DIR})
+  endif()
+endfunction()

@@ -1,0 +1,23 @@
+# runner_add_test(NAME SOURCES ... [LIBRARIES ...] [TORCH])
+# One GoogleTest executable, its tests registered with CTest one by one.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+set(RUNNER_TEST_OUTPUT_DIR ${CMAKE_BINARY_DIR}/tests)
+
+function(runner_add_test name)
+  cmake_parse_arguments(ARG "TORCH" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main Threads::Threads
+                        ${ARG_LIBRARIES})
+  if(ARG_TORCH)
+    runner_use_torch_pch(${name})
+  endif()
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${RUNNER_TEST_OUTPUT_DIR})
+  target_compile_definitions(${name} PRIVATE
+    RUNNER_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    RUNNER_BINARY_DIR="${CMAKE_BINARY_DIR}"
+    RUNNER_PLUGIN_DIR="${RUNNER_PLUGIN_OUTPUT_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120
+    PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
+endfunction()

@@ -1,0 +1,36 @@
+// A model: a torch module built for the dataset's shapes, with the numbers the engine
+// needs to report (parameters, FLOPs per sample).
+#pragma once
+
+#include <torch/torch.h>
+
+#include "runner/dataset.hpp"
+#include "runner/op.hpp"
+
+namespace runner {
+
+struct ModelContext {
+  DatasetInfo data;
+  const OpLibrary* ops = nullptr;
+};
+
+class Model : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;
+
+  // outputs: what forward returned; targets: Batch::targets. A scalar, mean over the batch.
+  virtual torch::Tensor loss(const torch::Tensor& outputs, const torch::Tensor& targets) {
+    return torch::nn::functional::cross_entropy(outputs, targets);
+  }
+
+  // Multiply-adds of one sample's forward pass, times two (FLOPs). Training costs about 3x.
+  virtual double forward_flops_per_sample() const = 0;
+
+  int64_t parameter_count() const {
+    int64_t n = 0;
+    for (const auto& p : parameters()) n += p.numel();
+    return n;
+  }
+};
+
+}  // namespace runner

@@ -1,0 +1,12 @@
+// Everything a plugin author includes.
+#pragma once
+
+#include "runner/dataset.hpp"
+#include "runner/errors.hpp"
+#include "runner/kind.hpp"
+#include "runner/model.hpp"
+#include "runner/op.hpp"
+#include "runner/options.hpp"
+#include "runner/plugin.hpp"
+#include "runner/strategy.hpp"
+#include "runner/version.hpp"

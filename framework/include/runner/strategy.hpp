@@ -1,0 +1,47 @@
+// A strategy owns the training step: how the model is placed, how gradients are made and
+// applied, and how metrics are reduced across ranks.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "runner/dataset.hpp"
+#include "runner/model.hpp"
+
+namespace runner {
+
+using OptimizerFactory =
+    std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor> params)>;
+
+struct StrategyContext {
+  std::shared_ptr<Model> model;
+  torch::Device device = torch::kCPU;
+  OptimizerFactory make_optimizer;
+  int64_t seed = 0;
+};
+
+struct StepResult {
+  torch::Tensor loss;     // scalar, detached: mean loss over the batch
+  torch::Tensor outputs;  // detached model outputs, for accuracy
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  virtual void setup(const StrategyContext& context) = 0;
+  // One optimizer step on a batch already on the device.
+  virtual StepResult train_step(const Batch& batch) = 0;
+  virtual StepResult eval_step(const Batch& batch) = 0;
+  virtual void set_learning_rate(double lr) = 0;
+
+  virtual int rank() const { return 0; }
+  virtual int world_size() const { return 1; }
+  // Sum of a metric tensor over all ranks (identity on one rank).
+  virtual torch::Tensor all_reduce_sum(const torch::Tensor& t) { return t; }
+};
+
+}  // namespace runner

@@ -1,0 +1,71 @@
+// An experiment file, resolved: TOML parsed, --set overrides applied, the [sweep] expanded,
+// and every table validated against the schema of its owner (the host or a plugin).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/kind.hpp"
+#include "runner/options.hpp"
+
+namespace runner::config {
+
+// Where the schema of a component comes from (the plugin registry, or a test's table).
+class SchemaSource {
+ public:
+  virtual ~SchemaSource() = default;
+  // nullptr when no component of that kind and name is installed.
+  virtual const Schema* schema(Kind kind, const std::string& name) const = 0;
+  virtual std::vector<std::string> names(Kind kind) const = 0;
+};
+
+struct ComponentConfig {
+  std::string name;  // the plugin component, e.g. "mnist"
+  Options options;   // its keys, defaults filled in (without "name")
+};
+
+struct RunConfig {
+  std::string id;     // stable: a hash of the resolved config, 12 hex digits
+  std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
+  std::vector<std::pair<std::string, Value>> sweep_point;  // dotted key -> value, in sweep order
+  Options experiment;  // [experiment]
+  Options train;       // [train]
+  Options optimizer;   // [optimizer]
+  Options schedule;    // [schedule]
+  ComponentConfig dataset;
+  ComponentConfig model;
+  ComponentConfig strategy;                // name defaults to "single"
+  std::map<std::string, Options> ops;      // [ops.NAME], for every op named there
+  std::string resolved_toml;               // the whole resolved config as TOML text
+};
+
+struct Experiment {
+  std::string name;                     // [experiment] name, or the file's stem
+  std::string file;                     // the path it was read from
+  std::vector<std::string> swept_keys;  // dotted keys of [sweep], in file order
+  std::vector<RunConfig> runs;          // one without a [sweep]
+};
+
+// Reads `path`, applies `overrides` ("dotted.key=value", typed by the schema, later ones win),
+// expands the sweep and validates each run. Throws ConfigError naming file:line:column, the
+// key, the known keys and a "did you mean" when one is close.
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides,
+                           const SchemaSource& schemas);
+
+// The same, from text; `name` stands for the file in messages.
+Experiment parse_experiment(const std::string& text, const std::string& name,
+                            const std::vector<std::string>& overrides,
+                            const SchemaSource& schemas);
+
+// The keys the host owns, for `runner describe` and validation.
+const Schema& experiment_schema();
+const Schema& train_schema();
+const Schema& optimizer_schema();
+const Schema& schedule_schema();
+
+// The closest of `known` to `word` when it is close enough to be a likely typo, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known);
+
+}  // namespace runner::config

@@ -1,0 +1,24 @@
+// The comparison table of runs: what `runner report` prints, and what a sweep prints at its end.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "results/results.hpp"
+
+namespace runner::report {
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Columns: run, the swept keys (union over the runs, in first-seen order), status,
+// epochs, total time, peak memory, test accuracy; failed/skipped runs show their reason.
+Table comparison_table(const std::vector<results::RunRecord>& runs);
+
+void print_table(const Table& table, std::ostream& out);  // aligned, for a terminal
+void write_csv(const Table& table, std::ostream& out);    // RFC 4180 quoting
+
+}  // namespace runner::report

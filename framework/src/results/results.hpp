@@ -1,0 +1,100 @@
+// The results file (HDF5): one per experiment, one group per run, flushed at every epoch so
+// that a run killed at any moment leaves every finished epoch readable. Schema: README.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace runner::results {
+
+inline constexpr const char* kFormatName = "runner-results";
+inline constexpr int kFormatVersion = 1;
+
+enum class Status { running, completed, failed, skipped };
+const char* status_name(Status status);
+Status status_from_name(const std::string& name);  // throws DataError on an unknown name
+
+struct RunHeader {
+  std::string run_id;
+  std::string label;
+  std::string experiment;
+  std::string config_toml;
+  std::vector<std::pair<std::string, std::string>> sweep_point;  // dotted key -> value text
+  std::map<std::string, std::string> environment;  // runner/torch version, blas, device, ...
+  std::string started_at;                          // ISO 8601, UTC
+};
+
+struct EpochRecord {
+  int64_t epoch = 0;  // 1-based
+  double train_loss = 0, train_accuracy = 0;
+  double test_loss = 0, test_accuracy = 0;
+  double duration_s = 0, data_wait_s = 0, compute_s = 0;
+  double samples_per_s = 0;
+  double peak_memory_bytes = 0;
+  double learning_rate = 0;
+};
+
+struct StepRecord {
+  int64_t step = 0;  // 1-based, over the whole run
+  double loss = 0;
+  double learning_rate = 0;
+  double duration_s = 0;
+};
+
+struct Summary {
+  double total_time_s = 0;
+  int64_t epochs_completed = 0;
+  double final_train_loss = 0;
+  double final_test_loss = 0;
+  double final_test_accuracy = 0;
+  std::vector<std::string> class_names;
+  std::vector<double> per_class_accuracy;
+  std::vector<double> peak_memory_per_rank_bytes;
+  int64_t parameters = 0;
+  double flops_per_sample = 0;
+  double tflops = 0;
+  double mfu = 0;  // 0 when the device's peak is unknown
+};
+
+// Writes one run. Every call leaves the file flushed and readable.
+class RunWriter {
+ public:
+  virtual ~RunWriter() = default;
+  virtual const std::string& group_name() const = 0;
+  virtual void append_epoch(const EpochRecord& epoch) = 0;
+  virtual void append_steps(const std::vector<StepRecord>& steps) = 0;
+  virtual void write_summary(const Summary& summary) = 0;
+  virtual void set_status(Status status, const std::string& error = {}) = 0;
+};
+
+// Opens (creating it and its folder when missing) the results file for appending runs.
+// Throws DataError when the file exists but is not a runner results file of this version.
+class ResultsFile {
+ public:
+  virtual ~ResultsFile() = default;
+  // A new group named after the run id ("<id>", or "<id>.2", ... when the id is taken),
+  // with status "running".
+  virtual std::unique_ptr<RunWriter> begin_run(const RunHeader& header) = 0;
+  static std::unique_ptr<ResultsFile> open(const std::string& path);
+};
+
+struct RunRecord {
+  std::string group;
+  RunHeader header;
+  Status status = Status::running;
+  std::string error;
+  std::vector<EpochRecord> epochs;
+  std::vector<StepRecord> steps;
+  std::optional<Summary> summary;
+};
+
+// Every run in the file, in creation order. Throws DataError naming the file when it is
+// missing, not HDF5, or not a runner results file.
+std::vector<RunRecord> read_runs(const std::string& path);
+
+}  // namespace runner::results
