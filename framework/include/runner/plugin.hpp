@@ -87,13 +87,14 @@ class PluginBuilder {
   std::vector<Component> components_;
 };
 
-// Plain fields first: the host reads them before it trusts any C++ type below.
+// Plain data only: the host checks these fields before it runs any of the plugin's code.
 struct PluginHeader {
   uint32_t abi_version;
   const char* runner_version;
   const char* torch_version;
   int32_t cxx11_abi;  // _GLIBCXX_USE_CXX11_ABI the library was compiled with
-  const PluginBuilder* builder;
+  // Registers the components, once; called only after the fields above matched.
+  const PluginBuilder* (*components)();
 };
 
 #if defined(_GLIBCXX_USE_CXX11_ABI)
@@ -108,15 +109,19 @@ struct PluginHeader {
 
 #define RUNNER_PLUGIN(builder)                                                              \
   static void runner_plugin_register(::runner::PluginBuilder& builder);                    \
-  extern "C" __attribute__((visibility("default"))) const ::runner::PluginHeader*          \
-  runner_plugin_entry() {                                                                   \
+  static const ::runner::PluginBuilder* runner_plugin_components() {                       \
     static const ::runner::PluginBuilder built = [] {                                       \
       ::runner::PluginBuilder b;                                                            \
       runner_plugin_register(b);                                                            \
       return b;                                                                             \
     }();                                                                                    \
+    return &built;                                                                          \
+  }                                                                                         \
+  extern "C" __attribute__((visibility("default"))) const ::runner::PluginHeader*          \
+  runner_plugin_entry() {                                                                   \
     static const ::runner::PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION,          \
-                                               TORCH_VERSION, RUNNER_CXX11_ABI, &built};    \
+                                               TORCH_VERSION, RUNNER_CXX11_ABI,             \
+                                               &runner_plugin_components};                  \
     return &header;                                                                         \
   }                                                                                         \
   static void runner_plugin_register(::runner::PluginBuilder& builder)

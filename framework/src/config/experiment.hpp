@@ -30,7 +30,7 @@ struct RunConfig {
   std::string id;     // stable: a hash of the resolved config, 12 hex digits
   std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
   std::vector<std::pair<std::string, Value>> sweep_point;  // dotted key -> value, in sweep order
-  Options experiment;  // [experiment]
+  Options experiment;  // [experiment], its name resolved as Experiment::name
   Options train;       // [train]
   Options optimizer;   // [optimizer]
   Options schedule;    // [schedule]

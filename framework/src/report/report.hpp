@@ -14,11 +14,13 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-// Columns: run, the swept keys (union over the runs, in first-seen order), status,
-// epochs, total time, peak memory, test accuracy; failed/skipped runs show their reason.
+// Columns: "run" (the label, else the group name), the swept keys (union over the runs, in
+// first-seen order; "" where a run has none), "status", "epochs", "time", "peak mem",
+// "test acc", and "note" (the error on one line, and any damage) only when some run has one.
+// Numbers come from the summary, else (a killed or failed run) from the recorded epochs.
 Table comparison_table(const std::vector<results::RunRecord>& runs);
 
 void print_table(const Table& table, std::ostream& out);  // aligned, for a terminal
-void write_csv(const Table& table, std::ostream& out);    // RFC 4180 quoting
+void write_csv(const Table& table, std::ostream& out);    // RFC 4180: quoting, CRLF
 
 }  // namespace runner::report

@@ -1,5 +1,7 @@
 // The results file (HDF5): one per experiment, one group per run, flushed at every epoch so
-// that a run killed at any moment leaves every finished epoch readable. Schema: README.md.
+// that a run killed at any moment leaves every finished epoch readable.
+// Schema: docs/results-schema.md, the contract with users' notebooks: a change to it needs a
+// new kFormatVersion.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ struct RunHeader {
   std::string started_at;                          // ISO 8601, UTC
 };
 
+// Accuracies are fractions in [0, 1]; times in seconds; memory in bytes.
 struct EpochRecord {
   int64_t epoch = 0;  // 1-based
   double train_loss = 0, train_accuracy = 0;
@@ -77,8 +80,8 @@ class RunWriter {
 class ResultsFile {
  public:
   virtual ~ResultsFile() = default;
-  // A new group named after the run id ("<id>", or "<id>.2", ... when the id is taken),
-  // with status "running".
+  // A new group named after the run id ("<id>", or "<id>.2", ... when the id is taken;
+  // a '/' in the id becomes '_'), with status "running".
   virtual std::unique_ptr<RunWriter> begin_run(const RunHeader& header) = 0;
   static std::unique_ptr<ResultsFile> open(const std::string& path);
 };
@@ -88,13 +91,18 @@ struct RunRecord {
   RunHeader header;
   Status status = Status::running;
   std::string error;
+  std::string finished_at;  // ISO 8601, UTC; empty until the run has its final status
   std::vector<EpochRecord> epochs;
   std::vector<StepRecord> steps;
   std::optional<Summary> summary;
+  // What of this run could not be read, and why; empty when intact. Only a writer killed in
+  // the middle of a write (not between two calls) can leave a run damaged.
+  std::string damage;
 };
 
 // Every run in the file, in creation order. Throws DataError naming the file when it is
-// missing, not HDF5, or not a runner results file.
+// missing, not HDF5, or not a runner results file. A damaged run does not hide the others:
+// it comes back with what could be read, and RunRecord::damage saying what could not.
 std::vector<RunRecord> read_runs(const std::string& path);
 
 }  // namespace runner::results

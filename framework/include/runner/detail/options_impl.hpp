@@ -3,7 +3,8 @@
 #pragma once
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
+#include <cstdio>
 
 namespace runner {
 
@@ -25,19 +26,32 @@ inline KeyType value_type(const Value& value) {
 }
 
 namespace detail {
+// The shortest text that reads back as the same double (0.1, not 0.10000000000000001).
 inline std::string number_text(double v) {
-  std::ostringstream out;
-  out.precision(17);
-  out << v;
-  std::string s = out.str();
+  char buffer[32];
+  auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  std::string s(buffer, end);
   if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
   return s;
 }
+// A TOML basic string: quotes, backslashes and control characters escaped.
 inline std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned char>(c));
+      out += escape;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }

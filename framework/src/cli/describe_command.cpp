@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/registry_loader.hpp"
+
+namespace runner::cli {
+namespace {
+
+const std::vector<std::pair<std::string, const Schema& (*)()>> kHostSections = {
+    {"experiment", config::experiment_schema},
+    {"train", config::train_schema},
+    {"optimizer", config::optimizer_schema},
+    {"schedule", config::schedule_schema}};
+
+void print_keys(const Schema& schema) {
+  if (schema.keys().empty()) std::cout << "  (no keys)\n";
+  for (const auto& key : schema.keys()) {
+    std::string def = key.default_value ? value_to_string(*key.default_value) : "(required)";
+    std::string range;
+    if (key.min || key.max)
+      range = fmt::format(" range [{}, {}]", key.min ? fmt::format("{}", *key.min) : "",
+                          key.max ? fmt::format("{}", *key.max) : "");
+    if (!key.choices.empty()) {
+      range = " one of:";
+      for (const auto& c : key.choices) range += " " + c;
+    }
+    std::cout << fmt::format("  {:<20} {:<16} default {}{}\n      {}\n", key.name,
+                             key_type_name(key.type), def, range, key.doc);
+  }
+}
+
+Kind parse_kind(const std::string& text) {
+  for (Kind k : {Kind::dataset, Kind::model, Kind::op, Kind::strategy})
+    if (text == kind_name(k)) return k;
+  throw ConfigError("unknown kind '" + text + "' in `runner describe`",
+                    "use KIND/NAME with KIND one of dataset, model, op, strategy, or one of "
+                    "experiment, train, optimizer, schedule");
+}
+
+}  // namespace
+
+int describe_command(const std::string& what, const std::vector<std::string>& plugin_path) {
+  for (const auto& [section, schema] : kHostSections)
+    if (what == section) {
+      std::cout << "[" << section << "] (runner)\n";
+      print_keys(schema());
+      return 0;
+    }
+  auto slash = what.find('/');
+  if (slash == std::string::npos)
+    throw ConfigError("`runner describe " + what + "`: expected KIND/NAME, e.g. model/lenet5",
+                      "or one of experiment, train, optimizer, schedule");
+  Kind kind = parse_kind(what.substr(0, slash));
+  plugin_host::Registry registry = load_registry(plugin_path, "");
+  const auto& r = registry.get(kind, what.substr(slash + 1));
+  const Component& c = *r.component;
+  std::cout << kind_name(c.kind) << "/" << c.name << " " << c.version << ": " << c.description
+            << "\n  from " << r.library->path() << "\nkeys:\n";
+  print_keys(c.schema);
+  return 0;
+}
+
+}  // namespace runner::cli

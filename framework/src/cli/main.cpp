@@ -1,0 +1,68 @@
+// runner: runs TOML experiments built from plugins, and reports on their results files.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "plugin_host/call_plugin.hpp"
+#include "runner/version.hpp"
+
+namespace {
+
+int report_error(const runner::Error& e) {
+  std::cerr << "runner: error: " << e.what() << '\n';
+  if (!e.hint().empty()) std::cerr << "  hint: " << e.hint() << '\n';
+  return e.exit_code();
+}
+
+int dispatch(int argc, char** argv) {
+  using namespace runner::cli;
+  CLI::App app{"runner " RUNNER_VERSION ": train networks from TOML experiments and plugins"};
+  app.set_version_flag("--version", RUNNER_VERSION);
+  RunOptions run;
+  app.add_option("experiment", run.experiment_file, "TOML experiment file to run");
+  app.add_option("--set", run.overrides, "override a key: dotted.key=value (repeatable)");
+  app.add_flag("--dry-run", run.dry_run, "print the resolved runs and train nothing");
+  app.add_flag("-q,--quiet", run.quiet, "print errors only");
+  app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)");
+
+  auto* plugins = app.add_subcommand("plugins", "list installed plugins and their libraries");
+  auto* describe = app.add_subcommand("describe", "print the keys of a component or section");
+  std::string what;
+  describe->add_option("what", what, "KIND/NAME (model/lenet5) or experiment|train|...")
+      ->required();
+  auto* report = app.add_subcommand("report", "print the comparison table of a results file");
+  std::string report_file, csv_path;
+  report->add_option("file", report_file, "results file (.h5)")->required();
+  report->add_option("--csv", csv_path, "write the table as CSV to this file");
+  for (auto* sub : {plugins, describe, report}) sub->fallthrough();
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(runner::ErrorClass::config);
+  }
+  if (plugins->parsed()) return plugins_command(run.plugin_path);
+  if (describe->parsed()) return describe_command(what, run.plugin_path);
+  if (report->parsed()) return report_command(report_file, csv_path);
+  if (run.experiment_file.empty()) {
+    std::cerr << app.help();
+    return static_cast<int>(runner::ErrorClass::config);
+  }
+  return run_command(run);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const runner::Error& e) {
+    return report_error(e);
+  } catch (const std::exception& e) {
+    std::cerr << "runner: error: " << runner::plugin_host::one_line(e) << '\n';
+    return static_cast<int>(runner::ErrorClass::runtime);
+  }
+}

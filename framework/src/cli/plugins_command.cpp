@@ -1,0 +1,25 @@
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/registry_loader.hpp"
+
+namespace runner::cli {
+
+int plugins_command(const std::vector<std::string>& plugin_path) {
+  plugin_host::Registry registry = load_registry(plugin_path, "");
+  std::cout << "plugin folders:\n";
+  for (const auto& folder : registry.folders()) std::cout << "  " << folder << "\n";
+  std::cout << fmt::format("\n{:<24} {:<8} {:<44} {}\n", "component", "version", "description",
+                           "library");
+  for (const plugin_host::Registered* r : registry.all()) {
+    const Component& c = *r->component;
+    std::cout << fmt::format("{:<24} {:<8} {:<44} {}\n",
+                             std::string(kind_name(c.kind)) + "/" + c.name, c.version,
+                             c.description, r->library->path());
+  }
+  return 0;
+}
+
+}  // namespace runner::cli

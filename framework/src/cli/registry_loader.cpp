@@ -1,0 +1,50 @@
+#include "cli/registry_loader.hpp"
+
+#include <toml++/toml.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "plugin_host/plugin_path.hpp"
+
+namespace runner::cli {
+namespace {
+
+// Best effort: a file that does not parse yields nothing here and its error comes later,
+// from the validation that names the line.
+std::vector<std::string> experiment_plugin_path(const std::string& file) {
+  std::vector<std::string> folders;
+  if (file.empty()) return folders;
+  try {
+    toml::table table = toml::parse_file(file);
+    if (auto* list = table["experiment"]["plugin_path"].as_array())
+      for (const auto& item : *list)
+        if (auto text = item.value<std::string>()) folders.push_back(*text);
+  } catch (const std::exception&) {
+  }
+  return folders;
+}
+
+void require_folders(const std::vector<std::string>& folders, const std::string& source) {
+  for (const auto& folder : folders)
+    if (!std::filesystem::is_directory(folder))
+      throw ConfigError("plugin folder not found: " + folder + " (from " + source + ")");
+}
+
+}  // namespace
+
+plugin_host::Registry load_registry(const std::vector<std::string>& command_line,
+                                    const std::string& experiment_file) {
+  plugin_host::PluginPathSources sources;
+  sources.command_line = command_line;
+  require_folders(command_line, "--plugin-path");
+  if (const char* env = std::getenv("RUNNER_PLUGIN_PATH")) sources.environment = env;
+  sources.experiment = experiment_plugin_path(experiment_file);
+  require_folders(sources.experiment, experiment_file + " [experiment] plugin_path");
+  sources.executable = plugin_host::current_executable();
+  plugin_host::Registry registry;
+  registry.load_directories(plugin_host::plugin_search_path(sources));
+  return registry;
+}
+
+}  // namespace runner::cli

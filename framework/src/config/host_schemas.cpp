@@ -1,0 +1,81 @@
+// The keys the host owns: [experiment], [train], [optimizer], [schedule]. `runner describe`
+// prints these docs, so each says what the key does and what its special values mean.
+#include "config/experiment.hpp"
+
+namespace runner::config {
+namespace {
+
+KeySpec string_list(const std::string& name, std::vector<std::string> def, const std::string& doc) {
+  return {name, KeyType::string_list, Value(std::move(def)), doc, {}, {}, {}};
+}
+
+KeySpec number_list(const std::string& name, std::vector<double> def, const std::string& doc,
+                    double min, double max) {
+  return {name, KeyType::number_list, Value(std::move(def)), doc, min, max, {}};
+}
+
+}  // namespace
+
+const Schema& experiment_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.text("name", "", "Experiment name, names the results file; empty: the file's stem");
+    s.text("description", "", "One line on what the experiment compares");
+    s.integer("seed", 0, "Seed of every random generator of a run", 0);
+    s.text("results", "", "Results file (HDF5); empty: results/<name>.h5");
+    s.add(string_list("plugin_path", {}, "Extra folders to load plugins from"));
+    return s;
+  }();
+  return schema;
+}
+
+const Schema& train_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.integer("epochs", 1, "Passes over the training set", 1);
+    s.integer("batch_size", 64, "Samples per training step (over all ranks)", 1);
+    s.integer("test_batch_size", 1000, "Samples per evaluation step", 1);
+    s.text("device", "cpu", "Where to train; auto: cuda when available, else cpu",
+           {"cpu", "cuda", "auto"});
+    s.integer("threads", 0, "Intra-op CPU threads per rank; 0: the number of cores", 0);
+    s.text("precision", "fp32", "Numeric precision of parameters and activations", {"fp32"});
+    s.integer("log_every", 50, "Training steps between progress updates", 1);
+    s.integer("max_steps_per_epoch", 0, "Stop an epoch after this many steps; 0: no limit", 0);
+    s.flag("deterministic", false, "Use deterministic algorithms only (slower, reproducible)");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema& optimizer_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.text("name", "adam", "Optimizer", {"sgd", "adam", "adamw"});
+    s.number("lr", 1e-3, "Learning rate (the peak one when a schedule warms up)", 0);
+    s.number("momentum", 0.0, "SGD momentum", 0, 1);
+    s.flag("nesterov", false, "SGD with Nesterov momentum");
+    s.number("weight_decay", 0.0, "L2 penalty (decoupled for adamw)", 0);
+    s.add(number_list("betas", {0.9, 0.999}, "Adam/AdamW moment decay rates, two values", 0, 1));
+    s.number("eps", 1e-8, "Adam/AdamW term added to the denominator", 0);
+    return s;
+  }();
+  return schema;
+}
+
+const Schema& schedule_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.text("name", "constant", "Learning-rate schedule",
+           {"constant", "step", "cosine", "one_cycle"});
+    s.integer("step_size", 1, "step: epochs between two decays", 1);
+    s.number("gamma", 0.1, "step: factor applied to the rate at each decay", 0);
+    s.number("min_lr", 0.0, "cosine: the rate at the end (the floor)", 0);
+    s.number("max_lr", 0.0, "one_cycle: the peak rate; 0: optimizer.lr", 0);
+    s.number("pct_start", 0.3, "one_cycle: fraction of the steps spent rising", 0, 1);
+    s.integer("warmup_steps", 0, "Steps of linear warm-up from 0 to the rate", 0);
+    return s;
+  }();
+  return schema;
+}
+
+}  // namespace runner::config

@@ -1,0 +1,57 @@
+#include "config/resolved_toml.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+namespace runner::config {
+namespace {
+
+struct TableView {
+  const std::string* component;  // the component's name; nullptr for the host's sections
+  const Options* options;
+};
+
+std::string toml_key(const std::string& key) {
+  bool bare = !key.empty();
+  for (unsigned char c : key) bare = bare && (std::isalnum(c) || c == '_' || c == '-');
+  return bare ? key : detail::quoted(key);
+}
+
+void write_table(std::string& out, const std::string& header, const TableView& table) {
+  out += (out.empty() ? "[" : "\n[") + header + "]\n";
+  if (table.component) out += "name = " + value_to_string(Value(*table.component)) + "\n";
+  for (const auto& [key, value] : table.options->values())
+    out += toml_key(key) + " = " + value_to_string(value) + "\n";
+}
+
+}  // namespace
+
+std::string resolved_toml(const RunConfig& run) {
+  std::map<std::string, TableView> tables = {
+      {"experiment", {nullptr, &run.experiment}},
+      {"train", {nullptr, &run.train}},
+      {"optimizer", {nullptr, &run.optimizer}},
+      {"schedule", {nullptr, &run.schedule}},
+      {"dataset", {&run.dataset.name, &run.dataset.options}},
+      {"model", {&run.model.name, &run.model.options}},
+      {"strategy", {&run.strategy.name, &run.strategy.options}},
+  };
+  for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
+  std::string out;
+  for (const auto& [header, table] : tables) write_table(out, header, table);
+  return out;
+}
+
+std::string run_id(const std::string& resolved) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : resolved) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[13];
+  std::snprintf(hex, sizeof hex, "%012llx", static_cast<unsigned long long>(hash >> 16));
+  return hex;
+}
+
+}  // namespace runner::config

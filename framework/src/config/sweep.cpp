@@ -1,0 +1,158 @@
+#include "config/sweep.hpp"
+
+#include <algorithm>
+
+#include "config/error_text.hpp"
+#include "config/sections.hpp"
+#include "config/toml_values.hpp"
+#include "config/validate.hpp"
+
+namespace runner::config {
+namespace {
+
+const std::string kSweepHint =
+    "sweep a key with \"train.batch_size\" = [32, 64] or [sweep.train] batch_size = [32, 64]";
+
+struct FoundAxis {
+  toml::source_position at;  // for file order
+  SweepAxis axis;
+};
+
+// Keys that hold for the experiment as a whole (one results file, one set of plugins).
+bool is_experiment_wide(const std::string& dotted) {
+  return dotted == "experiment.name" || dotted == "experiment.results" ||
+         dotted == "experiment.plugin_path";
+}
+
+void check_axis_key(const SweepAxis& axis) {
+  std::optional<DottedKey> key = split_dotted_key(axis.key);
+  if (!key)
+    fail(axis.where, "[sweep] " + axis.key + " is not a dotted key section.key", kSweepHint);
+  if (!is_settings_section(key->section)) {
+    const std::string first = axis.key.substr(0, axis.key.find('.'));
+    fail(axis.where,
+         "[sweep] " + axis.key + " names no known section" + suggestion(first, known_sections()),
+         "known sections: " + joined(known_sections()));
+  }
+  if (is_experiment_wide(axis.key))
+    fail(axis.where,
+         "[sweep] " + axis.key + " is the same for every run of an experiment and cannot be swept",
+         "split the sweep into one experiment file per value");
+}
+
+SweepAxis read_axis(const std::shared_ptr<const toml::table>& document, const std::string& dotted,
+                    const std::string& where, const toml::node& node) {
+  const auto* list = node.as_array();
+  if (!list || list->empty())
+    fail(where,
+         "[sweep] " + dotted + " must be a non-empty list of values, not " + describe_node(node),
+         kSweepHint);
+  SweepAxis axis{dotted, where, {}};
+  for (const auto& value : *list)
+    axis.values.push_back(RawValue{node_in(document, value), where, false});
+  check_axis_key(axis);
+  return axis;
+}
+
+// Sub-tables ([sweep.train]) add their name in front of the keys they hold.
+void collect_axes(const std::shared_ptr<const toml::table>& document, const toml::table& table,
+                  const std::string& prefix, const std::string& file,
+                  std::vector<FoundAxis>& found) {
+  for (const auto& [key, node] : table) {
+    const std::string dotted = prefix + std::string(key.str());
+    if (prefix.empty() && dotted == "mode") continue;
+    if (const auto* sub = node.as_table()) {
+      collect_axes(document, *sub, dotted + ".", file, found);
+      continue;
+    }
+    found.push_back({key.source().begin,
+                     read_axis(document, dotted, position(file, key.source().begin), node)});
+  }
+}
+
+bool read_zip_mode(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
+                   const std::string& file) {
+  auto mode = sweep.find("mode");
+  if (mode == sweep.end()) return false;
+  static const Schema schema = Schema().text(
+      "mode", "product", "product: every combination of the lists; zip: the lists side by side",
+      {"product", "zip"});
+  RawValue raw{node_in(document, mode->second), position(file, mode->first.source().begin), false};
+  return std::get<std::string>(checked_value(raw, "sweep.mode", *schema.find("mode"))) == "zip";
+}
+
+void check_no_repeats(const std::vector<SweepAxis>& axes) {
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (axes[i].key == axes[j].key)
+        fail(axes[i].where,
+             "[sweep] " + axes[i].key + " is swept twice (also at " + axes[j].where + ")",
+             "keep one list per key");
+}
+
+void check_zip_lengths(const SweepSpec& sweep) {
+  std::string lengths;
+  bool equal = true;
+  for (const auto& axis : sweep.axes) {
+    lengths +=
+        (lengths.empty() ? "" : ", ") + axis.key + " has " + std::to_string(axis.values.size());
+    equal = equal && axis.values.size() == sweep.axes.front().values.size();
+  }
+  if (!equal)
+    fail(sweep.where, "[sweep] mode = \"zip\" needs lists of equal length: " + lengths,
+         "give every list as many values as there are runs, or use mode = \"product\"");
+}
+
+std::vector<std::vector<size_t>> product_points(const SweepSpec& sweep) {
+  std::vector<std::vector<size_t>> points = {{}};
+  for (const auto& axis : sweep.axes) {
+    std::vector<std::vector<size_t>> longer;
+    for (const auto& point : points)
+      for (size_t i = 0; i < axis.values.size(); ++i) {
+        longer.push_back(point);
+        longer.back().push_back(i);
+      }
+    points = std::move(longer);
+  }
+  return points;
+}
+
+std::vector<std::vector<size_t>> zip_points(const SweepSpec& sweep) {
+  check_zip_lengths(sweep);
+  const size_t runs = sweep.axes.empty() ? 1 : sweep.axes.front().values.size();
+  std::vector<std::vector<size_t>> points;
+  for (size_t i = 0; i < runs; ++i) points.emplace_back(sweep.axes.size(), i);
+  return points;
+}
+
+}  // namespace
+
+SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
+                     const std::string& file) {
+  std::vector<FoundAxis> found;
+  collect_axes(document, sweep, "", file, found);
+  std::stable_sort(found.begin(), found.end(),
+                   [](const FoundAxis& a, const FoundAxis& b) { return a.at < b.at; });
+  SweepSpec spec{position(file, sweep), {}, read_zip_mode(document, sweep, file)};
+  for (auto& f : found) spec.axes.push_back(std::move(f.axis));
+  check_no_repeats(spec.axes);
+  return spec;
+}
+
+std::vector<std::vector<size_t>> sweep_points(const SweepSpec& sweep) {
+  return sweep.zip ? zip_points(sweep) : product_points(sweep);
+}
+
+RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point) {
+  RawSections sections = raw.sections;
+  for (size_t i = 0; i < point.size(); ++i) {
+    const SweepAxis& axis = raw.sweep.axes[i];
+    DottedKey key = *split_dotted_key(axis.key);
+    RawSection& section = sections[key.section];
+    if (section.where.empty()) section.where = file_start(raw.file);
+    section.values[key.key] = axis.values[point[i]];
+  }
+  return sections;
+}
+
+}  // namespace runner::config

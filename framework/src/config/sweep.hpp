@@ -1,0 +1,24 @@
+// [sweep]: dotted keys to lists of values; the runs are their product (first key slowest) or,
+// with mode = "zip", the lists read side by side.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/raw_config.hpp"
+
+namespace runner::config {
+
+// The axes of the sweep, in file order. Keys are given as quoted dotted keys
+// ("train.batch_size" = [32, 64]) or in sub-tables ([sweep.train] batch_size = [32, 64]).
+SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
+                     const std::string& file);
+
+// One entry per run: the index into each axis's values. One empty point without a sweep.
+std::vector<std::vector<size_t>> sweep_points(const SweepSpec& sweep);
+
+// The sections of one run: those of `raw` with the values of `point` substituted.
+RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point);
+
+}  // namespace runner::config

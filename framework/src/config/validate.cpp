@@ -1,0 +1,95 @@
+#include "config/validate.hpp"
+
+#include <algorithm>
+
+#include "config/error_text.hpp"
+#include "config/key_help.hpp"
+#include "config/sections.hpp"
+#include "config/toml_values.hpp"
+
+namespace runner::config {
+namespace {
+
+// `element` is the key as written in the message: "optimizer.betas[1]" for a list element.
+void check_range(double v, const std::string& value_text, const std::string& element,
+                 const RawValue& raw, const std::string& dotted, const KeySpec& spec) {
+  // Written as !(in range) so that a NaN is out of range too.
+  bool below = spec.min && !(v >= *spec.min);
+  bool above = spec.max && !(v <= *spec.max);
+  if (below || above)
+    fail(raw.where,
+         element + " = " + value_text + " is out of range: it must be " + range_text(spec),
+         key_help(dotted, spec));
+}
+
+template <typename T>
+void check_list_range(const std::vector<T>& items, const RawValue& raw, const std::string& dotted,
+                      const KeySpec& spec) {
+  for (size_t i = 0; i < items.size(); ++i)
+    check_range(static_cast<double>(items[i]), value_to_string(Value(items[i])),
+                dotted + "[" + std::to_string(i) + "]", raw, dotted, spec);
+}
+
+void check_bounds(const Value& value, const RawValue& raw, const std::string& dotted,
+                  const KeySpec& spec) {
+  if (const auto* i = std::get_if<int64_t>(&value))
+    check_range(static_cast<double>(*i), std::to_string(*i), dotted, raw, dotted, spec);
+  if (const auto* d = std::get_if<double>(&value))
+    check_range(*d, value_to_string(value), dotted, raw, dotted, spec);
+  if (const auto* is = std::get_if<std::vector<int64_t>>(&value))
+    check_list_range(*is, raw, dotted, spec);
+  if (const auto* ds = std::get_if<std::vector<double>>(&value))
+    check_list_range(*ds, raw, dotted, spec);
+}
+
+void check_choice(const Value& value, const RawValue& raw, const std::string& dotted,
+                  const KeySpec& spec) {
+  const auto* s = std::get_if<std::string>(&value);
+  if (!s || spec.choices.empty()) return;
+  if (std::find(spec.choices.begin(), spec.choices.end(), *s) != spec.choices.end()) return;
+  fail(raw.where,
+       dotted + " = " + value_to_string(value) + " is not one of " + joined(spec.choices) +
+           suggestion(*s, spec.choices),
+       "choices: " + joined(spec.choices));
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+}  // namespace
+
+Value checked_value(const RawValue& raw, const std::string& dotted, const KeySpec& spec) {
+  Value value = to_value(raw, dotted, spec);
+  check_bounds(value, raw, dotted, spec);
+  check_choice(value, raw, dotted, spec);
+  return value;
+}
+
+Options validate_section(const std::string& section, const RawSection& raw, const Schema& schema,
+                         const std::vector<std::string>& handled_keys) {
+  std::vector<std::string> known = handled_keys;
+  for (const auto& name : schema.names()) known.push_back(name);
+
+  Options options(section);
+  for (const auto& [key, value] : raw.values) {
+    if (contains(handled_keys, key)) continue;
+    const std::string dotted = section + "." + key;
+    const KeySpec* spec = schema.find(key);
+    if (!spec)
+      fail(value.where, "unknown key " + dotted + suggestion(key, known),
+           "known keys: " + joined(known));
+    options.set(key, checked_value(value, dotted, *spec));
+  }
+  for (const auto& spec : schema.keys()) {
+    if (options.has(spec.name)) continue;
+    const std::string dotted = section + "." + spec.name;
+    if (!spec.default_value)
+      fail(raw.where, "missing required key " + dotted,
+           "add it to " + header(section) + ": " + key_help(dotted, spec));
+    options.set(spec.name, *spec.default_value);
+  }
+  return options;
+}
+
+}  // namespace runner::config

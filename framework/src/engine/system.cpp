@@ -1,0 +1,113 @@
+#include "engine/system.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include "runner/errors.hpp"
+#include "runner/version.hpp"
+
+#if RUNNER_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace runner::engine {
+namespace {
+
+// The value of a "Key:   123 kB" line of /proc/self/status, in bytes.
+double proc_status_kb(const std::string& key) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) * 1024.0;
+  return 0;
+}
+
+// The BLAS that libblas.so.3 resolved to, read from the process's own mappings.
+std::string loaded_blas() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string path = line.substr(slash);
+    if (path.find("openblas") != std::string::npos || path.find("libblas") != std::string::npos ||
+        path.find("mkl") != std::string::npos || path.find("blis") != std::string::npos)
+      return path;
+  }
+  return "unknown";
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+}  // namespace
+
+torch::Device resolve_device(const std::string& name) {
+  bool has_cuda = torch::cuda::is_available();
+  if (name == "cpu" || (name == "auto" && !has_cuda)) return torch::kCPU;
+  if (!has_cuda)
+    throw RunError("train.device = \"cuda\" but no CUDA device is available",
+                   "this LibTorch build or machine has no GPU; use device = \"cpu\" or \"auto\"");
+  return torch::Device(torch::kCUDA, 0);
+}
+
+int configure_threads(int64_t requested) {
+  int threads = requested > 0 ? static_cast<int>(requested)
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
+  using SetThreads = void (*)(int);
+  if (auto set_blas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    set_blas(1);
+  return threads;
+}
+
+void reset_peak_memory(const torch::Device& device) {
+#if RUNNER_WITH_CUDA
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+    return;
+  }
+#endif
+  // Writing 5 to clear_refs resets VmHWM (the RSS peak) to the current RSS.
+  std::ofstream("/proc/self/clear_refs") << "5";
+  (void)device;
+}
+
+double peak_memory_bytes(const torch::Device& device) {
+#if RUNNER_WITH_CUDA
+  if (device.is_cuda()) {
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return static_cast<double>(
+        stats.allocated_bytes[static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+            .peak);
+  }
+#endif
+  (void)device;
+  return proc_status_kb("VmHWM");
+}
+
+std::map<std::string, std::string> environment(const std::string& device, int threads,
+                                               int world_size) {
+  return {{"runner_version", RUNNER_VERSION},
+          {"torch_version", TORCH_VERSION},
+          {"blas", loaded_blas()},
+          {"device", device},
+          {"threads", std::to_string(threads)},
+          {"world_size", std::to_string(world_size)},
+          {"host", host_name()}};
+}
+
+std::string utc_now() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace runner::engine

@@ -1,0 +1,29 @@
+// What the engine asks of the machine: the device, threads, memory peaks, the environment.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+
+namespace runner::engine {
+
+// "cpu", "cuda" or "auto"; a RunError when CUDA is asked for and absent.
+torch::Device resolve_device(const std::string& name);
+
+// ATen's intra-op threads (0 = every core) and OpenBLAS kept at one thread, whose own pool
+// otherwise fights ATen's (measured: a LeNet-5 epoch took 1.7x as long). Returns the count.
+int configure_threads(int64_t requested);
+
+// Peak memory since the last reset: process RSS on the CPU, the allocator's peak on CUDA.
+void reset_peak_memory(const torch::Device& device);
+double peak_memory_bytes(const torch::Device& device);
+
+// runner and LibTorch versions, BLAS library, device, threads, host.
+std::map<std::string, std::string> environment(const std::string& device, int threads,
+                                               int world_size);
+
+// ISO 8601 UTC time of now.
+std::string utc_now();
+
+}  // namespace runner::engine

@@ -1,0 +1,200 @@
+#include "engine/trainer.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "engine/metrics.hpp"
+#include "engine/optimizers.hpp"
+#include "engine/sampler.hpp"
+#include "engine/system.hpp"
+#include "plugin_host/op_library.hpp"
+
+namespace runner::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Everything one run holds while it trains.
+struct Session {
+  const config::RunConfig& run;
+  Console& console;
+  results::RunWriter& writer;
+  torch::Device device = torch::kCPU;
+  int threads = 1;
+  std::shared_ptr<Dataset> dataset;
+  DatasetInfo info;
+  std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
+  std::shared_ptr<Model> model;
+  std::shared_ptr<Strategy> strategy;
+  int64_t epochs = 1, batch_size = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
+  std::unique_ptr<LearningRateSchedule> schedule;
+  int64_t global_step = 0;
+  double train_compute_s = 0;
+  int64_t train_samples = 0;
+  std::vector<double> last_per_class;  // of the latest test pass
+};
+
+Batch load_batch(Session& s, Split split, const torch::Tensor& indices) {
+  Batch batch = s.dataset->get_batch(split, indices);
+  batch.inputs = batch.inputs.to(s.device, /*non_blocking=*/true);
+  batch.targets = batch.targets.to(s.device, /*non_blocking=*/true);
+  return batch;
+}
+
+void check_finite(double loss, const Session& s, int64_t epoch) {
+  if (std::isfinite(loss)) return;
+  throw RunError(fmt::format("loss became {} at step {} (epoch {})", loss, s.global_step, epoch),
+                 "lower optimizer.lr, or check the data and the model");
+}
+
+struct TrainPass {
+  PassMetrics metrics;
+  std::vector<results::StepRecord> steps;
+  double data_wait_s = 0, compute_s = 0;
+};
+
+TrainPass train_epoch(Session& s, int64_t epoch) {
+  TrainPass pass{PassMetrics(s.info.num_classes), {}, 0, 0};
+  auto order = epoch_permutation(s.dataset->size(Split::train), s.seed, epoch);
+  auto batches = batches_of(order, s.batch_size);
+  batches.resize(static_cast<size_t>(s.steps_per_epoch));
+  const auto start = Clock::now();
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const auto step_start = Clock::now();
+    Batch batch = load_batch(s, Split::train, batches[i]);
+    const auto loaded = Clock::now();
+    const double lr = s.schedule->at(s.global_step);
+    s.strategy->set_learning_rate(lr);
+    StepResult result = s.strategy->train_step(batch);
+    pass.metrics.add(result.loss, result.outputs, batch.targets, false);
+    ++s.global_step;
+    const bool check = s.device.is_cpu() || (i + 1) % s.log_every == 0;
+    double loss = check ? result.loss.item<double>() : NAN;
+    if (check) check_finite(loss, s, epoch);
+    pass.steps.push_back({s.global_step, loss, lr, seconds_since(step_start)});
+    pass.data_wait_s += std::chrono::duration<double>(loaded - step_start).count();
+    pass.compute_s += std::chrono::duration<double>(Clock::now() - loaded).count();
+    if ((i + 1) % s.log_every == 0 || i + 1 == batches.size())
+      s.console.progress(epoch, s.epochs, static_cast<int64_t>(i + 1), s.steps_per_epoch,
+                         check ? loss : pass.metrics.mean_loss(), seconds_since(start));
+  }
+  return pass;
+}
+
+PassMetrics test_epoch(Session& s, double& data_wait_s) {
+  PassMetrics metrics(s.info.num_classes);
+  const int64_t n = s.dataset->size(Split::test);
+  const int64_t batch = s.run.train.get_int("test_batch_size");
+  auto order = torch::arange(n, torch::kInt64);
+  for (const auto& indices : batches_of(order, batch)) {
+    const auto start = Clock::now();
+    Batch b = load_batch(s, Split::test, indices);
+    data_wait_s += seconds_since(start);
+    StepResult result = s.strategy->eval_step(b);
+    metrics.add(result.loss, result.outputs, b.targets, true);
+  }
+  return metrics;
+}
+
+void build(Session& s, const plugin_host::Registry& registry) {
+  const Options& train = s.run.train;
+  s.seed = s.run.experiment.get_int("seed");
+  s.threads = configure_threads(train.get_int("threads"));
+  s.device = resolve_device(train.get_string("device"));
+  if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
+  torch::manual_seed(static_cast<uint64_t>(s.seed));
+  s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
+  s.info = s.dataset->info();
+  s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
+  s.model = registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
+  s.model->to(s.device);
+  s.strategy = registry.make_strategy(s.run.strategy);
+  s.strategy->setup(StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed});
+  s.epochs = train.get_int("epochs");
+  s.batch_size = train.get_int("batch_size");
+  s.log_every = train.get_int("log_every");
+  const int64_t train_size = s.dataset->size(Split::train);
+  s.steps_per_epoch = (train_size + s.batch_size - 1) / s.batch_size;
+  if (train.get_int("max_steps_per_epoch") > 0)
+    s.steps_per_epoch = std::min(s.steps_per_epoch, train.get_int("max_steps_per_epoch"));
+  s.schedule = std::make_unique<LearningRateSchedule>(
+      s.run.schedule, s.run.optimizer.get_double("lr"), s.steps_per_epoch, s.epochs);
+}
+
+results::EpochRecord run_epoch(Session& s, int64_t epoch) {
+  reset_peak_memory(s.device);
+  const auto start = Clock::now();
+  s.model->train();
+  TrainPass train = train_epoch(s, epoch);
+  const double train_s = seconds_since(start);
+  s.model->eval();
+  double test_wait_s = 0;
+  PassMetrics test = test_epoch(s, test_wait_s);
+  s.last_per_class = test.per_class_accuracy();
+  s.train_compute_s += train_s;
+  s.train_samples += train.metrics.samples();
+  results::EpochRecord record;
+  record.epoch = epoch;
+  record.train_loss = train.metrics.mean_loss();
+  record.train_accuracy = train.metrics.accuracy();
+  record.test_loss = test.mean_loss();
+  record.test_accuracy = test.accuracy();
+  record.duration_s = seconds_since(start);
+  record.data_wait_s = train.data_wait_s + test_wait_s;
+  record.compute_s = record.duration_s - record.data_wait_s;
+  record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
+  record.peak_memory_bytes = peak_memory_bytes(s.device);
+  record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
+  s.writer.append_epoch(record);
+  s.writer.append_steps(train.steps);
+  check_finite(record.train_loss, s, epoch);
+  return record;
+}
+
+results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& epochs,
+                           double total_s, std::vector<double> per_class) {
+  results::Summary summary;
+  summary.total_time_s = total_s;
+  summary.epochs_completed = static_cast<int64_t>(epochs.size());
+  summary.final_train_loss = epochs.back().train_loss;
+  summary.final_test_loss = epochs.back().test_loss;
+  summary.final_test_accuracy = epochs.back().test_accuracy;
+  summary.class_names = s.info.class_names;
+  summary.per_class_accuracy = std::move(per_class);
+  double peak = 0;
+  for (const auto& e : epochs) peak = std::max(peak, e.peak_memory_bytes);
+  summary.peak_memory_per_rank_bytes = {peak};
+  summary.parameters = s.model->parameter_count();
+  summary.flops_per_sample = 3.0 * s.model->forward_flops_per_sample();
+  summary.tflops = summary.flops_per_sample * static_cast<double>(s.train_samples) /
+                   std::max(1e-9, s.train_compute_s) / 1e12;
+  return summary;
+}
+
+}  // namespace
+
+results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
+                           Console& console, results::RunWriter& writer) {
+  Session s{run, console, writer};
+  build(s, registry);
+  console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch",
+                           run.model.name, s.device.str(), s.model->parameter_count(), s.threads,
+                           s.steps_per_epoch));
+  std::vector<results::EpochRecord> epochs;
+  const auto start = Clock::now();
+  for (int64_t epoch = 1; epoch <= s.epochs; ++epoch) {
+    epochs.push_back(run_epoch(s, epoch));
+    console.epoch_done(epochs.back(), s.epochs);
+  }
+  results::Summary summary = summarize(s, epochs, seconds_since(start), s.last_per_class);
+  writer.write_summary(summary);
+  return summary;
+}
+
+}  // namespace runner::engine

@@ -1,0 +1,16 @@
+// Trains one resolved run: builds its components from the registry, runs the epochs, and
+// records every epoch in the results file as soon as it ends.
+#pragma once
+
+#include "config/experiment.hpp"
+#include "engine/console.hpp"
+#include "plugin_host/registry.hpp"
+#include "results/results.hpp"
+
+namespace runner::engine {
+
+// Throws runner::Error when the run cannot finish; what finished is already recorded.
+results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
+                           Console& console, results::RunWriter& writer);
+
+}  // namespace runner::engine

@@ -1,0 +1,73 @@
+#include "plugin_host/library.hpp"
+
+#include <boost/dll/shared_library_load_mode.hpp>
+
+#include <cstring>
+
+namespace runner::plugin_host {
+namespace {
+
+using EntryFunction = const PluginHeader*();
+
+const char* kRebuildHint = "rebuild the plugin against this runner's SDK and LibTorch";
+
+boost::dll::shared_library open_library(const std::string& path) {
+  boost::dll::fs::error_code error;
+  boost::dll::shared_library handle(path, boost::dll::load_mode::rtld_now, error);
+  if (error || !handle.is_loaded())
+    throw PluginError("not a plugin library: " + path + ": " + error.message(),
+                      "the plugin path holds only runner plugins (.so files)");
+  return handle;
+}
+
+const PluginHeader* call_entry(boost::dll::shared_library& handle, const std::string& path) {
+  if (!handle.has(RUNNER_PLUGIN_ENTRY_SYMBOL))
+    throw PluginError("plugin " + path + " has no entry symbol '" RUNNER_PLUGIN_ENTRY_SYMBOL "'",
+                      "a plugin defines its components inside RUNNER_PLUGIN(...) { }");
+  auto& entry = handle.get<EntryFunction>(RUNNER_PLUGIN_ENTRY_SYMBOL);
+  const PluginHeader* header = entry();
+  if (!header) throw PluginError("plugin " + path + " returned no header from its entry");
+  return header;
+}
+
+const PluginBuilder* register_components(const PluginHeader& header, const std::string& path) {
+  const PluginBuilder* builder = nullptr;
+  try {
+    builder = header.components();
+  } catch (const std::exception& e) {
+    throw PluginError("plugin " + path + " failed while registering its components: " + e.what());
+  }
+  if (!builder) throw PluginError("plugin " + path + " lists no components");
+  return builder;
+}
+
+}  // namespace
+
+void check_header(const PluginHeader& header, const std::string& path) {
+  if (header.abi_version != RUNNER_ABI_VERSION)
+    throw PluginError("plugin " + path + " was built for runner ABI " +
+                          std::to_string(header.abi_version) + ", this runner has ABI " +
+                          std::to_string(RUNNER_ABI_VERSION),
+                      kRebuildHint);
+  const char* torch = header.torch_version ? header.torch_version : "(none)";
+  if (std::strcmp(torch, TORCH_VERSION) != 0)
+    throw PluginError("plugin " + path + " was built with LibTorch " + torch +
+                          ", this runner uses LibTorch " TORCH_VERSION,
+                      kRebuildHint);
+  if (header.cxx11_abi != RUNNER_CXX11_ABI)
+    throw PluginError("plugin " + path + " was built with _GLIBCXX_USE_CXX11_ABI=" +
+                          std::to_string(header.cxx11_abi) + ", this runner with " +
+                          std::to_string(RUNNER_CXX11_ABI),
+                      kRebuildHint);
+  if (!header.components) throw PluginError("plugin " + path + " lists no components");
+}
+
+std::shared_ptr<Library> Library::load(const std::string& path) {
+  boost::dll::shared_library handle = open_library(path);
+  const PluginHeader* header = call_entry(handle, path);
+  check_header(*header, path);
+  const PluginBuilder* builder = register_components(*header, path);
+  return std::shared_ptr<Library>(new Library(std::move(handle), path, builder));
+}
+
+}  // namespace runner::plugin_host

@@ -1,0 +1,123 @@
+#include "plugin_host/registry.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "plugin_host/call_plugin.hpp"
+
+namespace fs = std::filesystem;
+
+namespace runner::plugin_host {
+namespace {
+
+std::vector<std::string> plugin_files(const fs::path& folder) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.path().extension() == ".so" && !entry.is_directory())
+      files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());  // load order must not depend on the file system
+  return files;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const Registered& registered) {
+  return std::string(kind_name(registered.component->kind)) + " '" + registered.component->name +
+         "' (" + registered.library->path() + ")";
+}
+
+std::string one_line(const std::exception& e) {
+  const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+  std::string text = torch_error ? torch_error->what_without_backtrace() : e.what();
+  return text.substr(0, text.find('\n'));
+}
+
+void Registry::load_directories(const std::vector<std::string>& folders) {
+  std::set<std::string> seen;
+  for (const auto& f : folders_) seen.insert(f);
+  for (const auto& folder : folders) {
+    std::error_code error;
+    if (!fs::is_directory(folder, error)) continue;
+    std::string canonical = fs::canonical(folder).string();
+    if (!seen.insert(canonical).second) continue;
+    folders_.push_back(canonical);
+    for (const auto& file : plugin_files(canonical)) load_library(file);
+  }
+}
+
+void Registry::load_library(const std::string& path) {
+  auto library = Library::load(path);
+  for (const auto& component : library->components()) {
+    auto key = std::make_pair(component.kind, component.name);
+    auto it = components_.find(key);
+    if (it != components_.end())
+      throw PluginError(std::string(kind_name(component.kind)) + " '" + component.name +
+                            "' is registered twice: by " + it->second.library->path() +
+                            " and by " + path,
+                        "remove one of the two libraries from the plugin path");
+    components_[key] = Registered{&component, library};
+  }
+}
+
+const Registered* Registry::find(Kind kind, const std::string& name) const {
+  auto it = components_.find({kind, name});
+  return it == components_.end() ? nullptr : &it->second;
+}
+
+const Registered& Registry::get(Kind kind, const std::string& name) const {
+  if (const Registered* r = find(kind, name)) return *r;
+  std::string message = std::string("no ") + kind_name(kind) + " named '" + name + "'";
+  std::string close = config::did_you_mean(name, names(kind));
+  if (!close.empty()) message += "; did you mean '" + close + "'?";
+  throw ConfigError(message, std::string("known ") + kind_name(kind) + "s: " +
+                                 join(names(kind)) + " (see `runner plugins`)");
+}
+
+std::vector<const Registered*> Registry::all() const {
+  std::vector<const Registered*> out;
+  for (const auto& [key, registered] : components_) out.push_back(&registered);
+  return out;
+}
+
+const Schema* Registry::schema(Kind kind, const std::string& name) const {
+  const Registered* r = find(kind, name);
+  return r ? &r->component->schema : nullptr;
+}
+
+std::vector<std::string> Registry::names(Kind kind) const {
+  std::vector<std::string> out;
+  for (const auto& [key, registered] : components_)
+    if (key.first == kind) out.push_back(key.second);
+  return out;
+}
+
+std::shared_ptr<Dataset> Registry::make_dataset(const config::ComponentConfig& config,
+                                                const DatasetContext& context) const {
+  const Registered& r = get(Kind::dataset, config.name);
+  return call_factory(r, [&] { return r.component->make_dataset(config.options, context); });
+}
+
+std::shared_ptr<Model> Registry::make_model(const config::ComponentConfig& config,
+                                            const ModelContext& context) const {
+  const Registered& r = get(Kind::model, config.name);
+  return call_factory(r, [&] { return r.component->make_model(config.options, context); });
+}
+
+std::shared_ptr<Strategy> Registry::make_strategy(const config::ComponentConfig& config) const {
+  const Registered& r = get(Kind::strategy, config.name);
+  return call_factory(r, [&] { return r.component->make_strategy(config.options); });
+}
+
+std::shared_ptr<Op> Registry::make_op(const std::string& name, const Options& options) const {
+  const Registered& r = get(Kind::op, name);
+  return call_factory(r, [&] { return r.component->make_op(options); });
+}
+
+}  // namespace runner::plugin_host

@@ -1,0 +1,49 @@
+// Every component of every plugin library found on the plugin path, by kind and name.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/experiment.hpp"
+#include "plugin_host/library.hpp"
+
+namespace runner::plugin_host {
+
+struct Registered {
+  const Component* component = nullptr;
+  std::shared_ptr<Library> library;
+};
+
+class Registry : public config::SchemaSource {
+ public:
+  // Loads every *.so in each folder (missing folders are skipped; the same folder twice is
+  // read once). Throws PluginError for a bad library or a name registered twice.
+  void load_directories(const std::vector<std::string>& folders);
+  void load_library(const std::string& path);
+
+  const Registered* find(Kind kind, const std::string& name) const;
+  // Like find, but a ConfigError listing the known names when there is none.
+  const Registered& get(Kind kind, const std::string& name) const;
+  std::vector<const Registered*> all() const;
+  const std::vector<std::string>& folders() const { return folders_; }
+
+  const Schema* schema(Kind kind, const std::string& name) const override;
+  std::vector<std::string> names(Kind kind) const override;
+
+  // Factories: exceptions from plugin code become errors naming the library and component.
+  std::shared_ptr<Dataset> make_dataset(const config::ComponentConfig& config,
+                                        const DatasetContext& context) const;
+  std::shared_ptr<Model> make_model(const config::ComponentConfig& config,
+                                    const ModelContext& context) const;
+  std::shared_ptr<Strategy> make_strategy(const config::ComponentConfig& config) const;
+  std::shared_ptr<Op> make_op(const std::string& name, const Options& options) const;
+
+ private:
+  std::vector<std::string> folders_;
+  std::map<std::pair<Kind, std::string>, Registered> components_;
+};
+
+}  // namespace runner::plugin_host

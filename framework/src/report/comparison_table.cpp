@@ -1,0 +1,112 @@
+// comparison_table: one row per run. A run's numbers come from its summary when it has one,
+// else (killed or failed before the end) from the epochs it finished.
+#include <algorithm>
+#include <optional>
+
+#include "report/cells.hpp"
+#include "report/report.hpp"
+
+namespace runner::report {
+
+namespace {
+
+using results::RunRecord;
+
+constexpr size_t kNoteChars = 80;
+
+std::vector<std::string> swept_keys(const std::vector<RunRecord>& runs) {
+  std::vector<std::string> keys;
+  for (const RunRecord& run : runs)
+    for (const auto& [key, value] : run.header.sweep_point)
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  return keys;
+}
+
+bool has_note(const RunRecord& run) { return !run.error.empty() || !run.damage.empty(); }
+
+bool any_note(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(), has_note);
+}
+
+// The error's first line, then what of the run could not be read from the file.
+std::string note_of(const RunRecord& run) {
+  std::string note = one_line(run.error, kNoteChars);
+  if (!run.damage.empty()) {
+    if (!note.empty()) note += "; ";
+    note += one_line("damaged: " + run.damage, kNoteChars);
+  }
+  return note;
+}
+
+std::string sweep_value(const RunRecord& run, const std::string& key) {
+  for (const auto& [swept_key, value] : run.header.sweep_point)
+    if (swept_key == key) return value;
+  return "";
+}
+
+std::string run_name(const RunRecord& run) {
+  return run.header.label.empty() ? run.group : run.header.label;
+}
+
+int64_t epochs_done(const RunRecord& run) {
+  return run.summary ? run.summary->epochs_completed : static_cast<int64_t>(run.epochs.size());
+}
+
+std::optional<double> total_time_s(const RunRecord& run) {
+  if (run.summary) return run.summary->total_time_s;
+  if (run.epochs.empty()) return std::nullopt;
+  double total = 0;
+  for (const results::EpochRecord& epoch : run.epochs) total += epoch.duration_s;
+  return total;
+}
+
+// 0 means nothing was measured (e.g. a device without memory statistics).
+double peak_memory_bytes(const RunRecord& run) {
+  double peak = 0;
+  if (run.summary && !run.summary->peak_memory_per_rank_bytes.empty()) {
+    for (double bytes : run.summary->peak_memory_per_rank_bytes) peak = std::max(peak, bytes);
+    return peak;
+  }
+  for (const results::EpochRecord& epoch : run.epochs)
+    peak = std::max(peak, epoch.peak_memory_bytes);
+  return peak;
+}
+
+std::optional<double> test_accuracy(const RunRecord& run) {
+  if (run.summary) return run.summary->final_test_accuracy;
+  if (run.epochs.empty()) return std::nullopt;
+  return run.epochs.back().test_accuracy;
+}
+
+std::vector<std::string> row_of(const RunRecord& run, const std::vector<std::string>& keys,
+                                bool with_note) {
+  std::vector<std::string> row{run_name(run)};
+  for (const std::string& key : keys) row.push_back(sweep_value(run, key));
+  row.emplace_back(results::status_name(run.status));
+  row.push_back(std::to_string(epochs_done(run)));
+  const std::optional<double> time = total_time_s(run);
+  row.push_back(time ? format_duration(*time) : "");
+  const double peak = peak_memory_bytes(run);
+  row.push_back(peak > 0 ? format_mebibytes(peak) : "");
+  const std::optional<double> accuracy = test_accuracy(run);
+  row.push_back(accuracy ? format_percent(*accuracy) : "");
+  if (with_note) row.push_back(note_of(run));
+  return row;
+}
+
+}  // namespace
+
+Table comparison_table(const std::vector<RunRecord>& runs) {
+  const std::vector<std::string> keys = swept_keys(runs);
+  const bool with_note = any_note(runs);
+  Table table;
+  table.columns.emplace_back("run");
+  table.columns.insert(table.columns.end(), keys.begin(), keys.end());
+  for (const char* column : {"status", "epochs", "time", "peak mem", "test acc"})
+    table.columns.emplace_back(column);
+  if (with_note) table.columns.emplace_back("note");
+  for (const RunRecord& run : runs) table.rows.push_back(row_of(run, keys, with_note));
+  return table;
+}
+
+}  // namespace runner::report

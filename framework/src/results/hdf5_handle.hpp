@@ -1,0 +1,68 @@
+// RAII ownership of HDF5 identifiers, and turning HDF5's failures into DataError.
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+#include <utility>
+
+namespace runner::results::detail {
+
+// Owns one HDF5 identifier and releases it with the H5?close function matching its kind.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  Handle(Handle&& other) noexcept
+      : id_(std::exchange(other.id_, kInvalid)), closer_(other.closer_) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      release();
+      id_ = std::exchange(other.id_, kInvalid);
+      closer_ = other.closer_;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { release(); }
+
+  hid_t get() const { return id_; }
+
+ private:
+  static constexpr hid_t kInvalid = -1;
+
+  void release() {
+    if (id_ >= 0) closer_(id_);
+    id_ = kInvalid;
+  }
+
+  hid_t id_ = kInvalid;
+  Closer closer_ = nullptr;
+};
+
+// HDF5 prints its error stack to stderr by default; runner reports errors itself. The
+// setting is per thread (Debian's HDF5 is thread-safe): call it in every entry point.
+void silence_hdf5_error_printing();
+
+// The innermost reason on HDF5's error stack (e.g. "file signature not found"), or "".
+std::string hdf5_error_reason();
+
+// Throws DataError "<what>: <HDF5's reason>".
+[[noreturn]] void throw_hdf5_error(const std::string& what);
+
+// Takes ownership of an identifier an HDF5 call returned, throwing when the call failed.
+Handle own(hid_t id, Handle::Closer closer, const std::string& what);
+
+// Throws when an HDF5 call that returns herr_t (or htri_t) failed.
+void check(herr_t status, const std::string& what);
+
+// The object's path in its file ("/run-1/epochs"), for error messages.
+std::string object_path(hid_t object);
+
+// The path of `name` inside `parent` ("/run-1/epochs/epoch"), for error messages.
+std::string member_path(hid_t parent, const std::string& name);
+
+}  // namespace runner::results::detail

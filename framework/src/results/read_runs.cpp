@@ -1,0 +1,44 @@
+// read_runs: every run group of a results file, in the order the runs began.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "results/file_format.hpp"
+#include "results/groups.hpp"
+#include "results/run_group.hpp"
+
+namespace runner::results {
+
+namespace {
+
+// The run in member `name` of the root, or nullopt when the member is something a user
+// added. A member that cannot even be opened is a run whose writer was killed creating it.
+std::optional<RunRecord> read_member(hid_t file, const std::string& name) {
+  try {
+    const detail::Handle member = detail::open_member(file, name);
+    if (H5Iget_type(member.get()) != H5I_GROUP || !detail::is_run_group(member.get()))
+      return std::nullopt;
+    return detail::read_run_group(member.get(), name);
+  } catch (const DataError& error) {
+    RunRecord run;
+    run.group = name;
+    run.damage = error.what();
+    return run;
+  }
+}
+
+}  // namespace
+
+std::vector<RunRecord> read_runs(const std::string& path) {
+  const detail::Handle file = detail::open_for_reading(path);
+  return detail::with_context(path, [&] {
+    std::vector<RunRecord> runs;
+    for (const std::string& name : detail::member_names(file.get()))
+      if (std::optional<RunRecord> run = read_member(file.get(), name))
+        runs.push_back(std::move(*run));
+    return runs;
+  });
+}
+
+}  // namespace runner::results

@@ -1,0 +1,31 @@
+#include "results/record_series.hpp"
+
+namespace runner::results::detail {
+
+const RecordLayout<EpochRecord>& epoch_layout() {
+  static const RecordLayout<EpochRecord> layout{
+      "epoch",
+      &EpochRecord::epoch,
+      {{"train_loss", &EpochRecord::train_loss},
+       {"train_accuracy", &EpochRecord::train_accuracy},
+       {"test_loss", &EpochRecord::test_loss},
+       {"test_accuracy", &EpochRecord::test_accuracy},
+       {"duration_s", &EpochRecord::duration_s},
+       {"data_wait_s", &EpochRecord::data_wait_s},
+       {"compute_s", &EpochRecord::compute_s},
+       {"samples_per_s", &EpochRecord::samples_per_s},
+       {"peak_memory_bytes", &EpochRecord::peak_memory_bytes},
+       {"learning_rate", &EpochRecord::learning_rate}}};
+  return layout;
+}
+
+const RecordLayout<StepRecord>& step_layout() {
+  static const RecordLayout<StepRecord> layout{"step",
+                                               &StepRecord::step,
+                                               {{"loss", &StepRecord::loss},
+                                                {"learning_rate", &StepRecord::learning_rate},
+                                                {"duration_s", &StepRecord::duration_s}}};
+  return layout;
+}
+
+}  // namespace runner::results::detail

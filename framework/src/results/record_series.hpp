@@ -1,0 +1,65 @@
+// The per-epoch and per-step series: one 1-D dataset per record field, all the same length.
+// A layout names each field once, so the writer and the reader cannot drift apart.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "results/datasets.hpp"
+#include "results/results.hpp"
+#include "results/series.hpp"
+
+namespace runner::results::detail {
+
+template <typename Record>
+struct RecordLayout {
+  const char* counter_name;  // the int64 column: "epoch" or "step"
+  int64_t Record::*counter;
+  std::vector<std::pair<const char*, double Record::*>> values;  // the float64 columns
+};
+
+const RecordLayout<EpochRecord>& epoch_layout();
+const RecordLayout<StepRecord>& step_layout();
+
+template <typename Record>
+void create_record_series(hid_t group, const RecordLayout<Record>& layout, size_t chunk_length) {
+  create_series(group, layout.counter_name, SeriesType::int64, chunk_length);
+  for (const auto& [name, member] : layout.values)
+    create_series(group, name, SeriesType::float64, chunk_length);
+}
+
+template <typename Record, typename Field>
+std::vector<Field> column(const std::vector<Record>& records, Field Record::*member) {
+  std::vector<Field> values;
+  values.reserve(records.size());
+  for (const Record& record : records) values.push_back(record.*member);
+  return values;
+}
+
+template <typename Record>
+void append_records(hid_t group, const RecordLayout<Record>& layout,
+                    const std::vector<Record>& records) {
+  append_to_series(group, layout.counter_name, column(records, layout.counter));
+  for (const auto& [name, member] : layout.values)
+    append_to_series(group, name, column(records, member));
+}
+
+// A writer killed between two series of one append leaves them of unequal lengths: the
+// records are the rows every series has.
+template <typename Record>
+std::vector<Record> read_records(hid_t group, const RecordLayout<Record>& layout) {
+  const std::vector<int64_t> counters = read_int_list(group, layout.counter_name);
+  std::vector<Record> records(counters.size());
+  for (size_t row = 0; row < counters.size(); ++row) records[row].*layout.counter = counters[row];
+  for (const auto& [name, member] : layout.values) {
+    const std::vector<double> values = read_double_list(group, name);
+    records.resize(std::min(records.size(), values.size()));
+    for (size_t row = 0; row < records.size(); ++row) records[row].*member = values[row];
+  }
+  return records;
+}
+
+}  // namespace runner::results::detail

@@ -1,0 +1,108 @@
+#include "results/run_group.hpp"
+
+#include "results/attributes.hpp"
+#include "results/datasets.hpp"
+#include "results/groups.hpp"
+#include "results/record_series.hpp"
+#include "results/schema.hpp"
+#include "results/summary_group.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::results::detail {
+
+namespace {
+
+void write_sweep_point(hid_t run_group, const RunHeader& header) {
+  Handle sweep = create_group(run_group, schema::kSweep, AttributeOrder::by_creation);
+  for (const auto& [key, value] : header.sweep_point)
+    write_string_attribute(sweep.get(), key, value);
+}
+
+void write_environment(hid_t run_group, const RunHeader& header) {
+  Handle environment = create_group(run_group, schema::kEnvironment);
+  for (const auto& [key, value] : header.environment)
+    write_string_attribute(environment.get(), key, value);
+}
+
+void create_empty_series(hid_t run_group) {
+  Handle epochs = create_group(run_group, schema::kEpochs);
+  create_record_series(epochs.get(), epoch_layout(), schema::kEpochChunk);
+  Handle steps = create_group(run_group, schema::kSteps);
+  create_record_series(steps.get(), step_layout(), schema::kStepChunk);
+}
+
+void read_header(hid_t run_group, RunRecord& run) {
+  RunHeader& header = run.header;
+  header.run_id = read_string_attribute(run_group, schema::kRunId);
+  header.label = read_string_attribute(run_group, schema::kLabel);
+  header.experiment = read_string_attribute(run_group, schema::kExperiment);
+  header.started_at = read_string_attribute(run_group, schema::kStartedAt);
+  run.status = status_from_name(read_string_attribute(run_group, schema::kStatus));
+  run.error = read_string_attribute(run_group, schema::kError);
+  run.finished_at = read_string_attribute(run_group, schema::kFinishedAt);
+  header.config_toml = read_string_dataset(run_group, schema::kConfig);
+
+  Handle sweep = open_group(run_group, schema::kSweep);
+  for (const std::string& key : attribute_names(sweep.get()))
+    header.sweep_point.emplace_back(key, read_string_attribute(sweep.get(), key));
+
+  Handle environment = open_group(run_group, schema::kEnvironment);
+  for (const std::string& key : attribute_names(environment.get()))
+    header.environment[key] = read_string_attribute(environment.get(), key);
+}
+
+template <typename Record>
+std::vector<Record> read_series_group(hid_t run_group, const char* name,
+                                      const RecordLayout<Record>& layout) {
+  Handle group = open_group(run_group, name);
+  return read_records(group.get(), layout);
+}
+
+// Reads one part of a run. A part that a writer killed mid-write left damaged is noted in
+// run.damage instead of thrown, so the rest of the run and the other runs stay readable.
+template <typename Read>
+void read_part(RunRecord& run, Read&& read) {
+  try {
+    read();
+  } catch (const DataError& error) {
+    if (!run.damage.empty()) run.damage += "; ";
+    run.damage += error.what();
+  }
+}
+
+}  // namespace
+
+void write_new_run(hid_t run_group, const RunHeader& header) {
+  write_string_attribute(run_group, schema::kRunId, header.run_id);
+  write_string_attribute(run_group, schema::kLabel, header.label);
+  write_string_attribute(run_group, schema::kExperiment, header.experiment);
+  write_string_attribute(run_group, schema::kStartedAt, header.started_at);
+  write_run_status(run_group, Status::running, "", "");
+  write_string_dataset(run_group, schema::kConfig, header.config_toml);
+  write_sweep_point(run_group, header);
+  write_environment(run_group, header);
+  create_empty_series(run_group);
+}
+
+void write_run_status(hid_t run_group, Status status, const std::string& error,
+                      const std::string& finished_at) {
+  write_string_attribute(run_group, schema::kStatus, status_name(status));
+  write_string_attribute(run_group, schema::kError, error);
+  write_string_attribute(run_group, schema::kFinishedAt, finished_at);
+}
+
+bool is_run_group(hid_t group) { return has_attribute(group, schema::kRunId); }
+
+RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
+  RunRecord run;
+  run.group = group_name;
+  read_part(run, [&] { read_header(run_group, run); });
+  read_part(run, [&] {
+    run.epochs = read_series_group(run_group, schema::kEpochs, epoch_layout());
+  });
+  read_part(run, [&] { run.steps = read_series_group(run_group, schema::kSteps, step_layout()); });
+  read_part(run, [&] { run.summary = read_summary_group(run_group); });
+  return run;
+}
+
+}  // namespace runner::results::detail

@@ -1,0 +1,67 @@
+#include "results/run_writer.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "results/file_format.hpp"
+#include "results/groups.hpp"
+#include "results/record_series.hpp"
+#include "results/run_group.hpp"
+#include "results/schema.hpp"
+#include "results/summary_group.hpp"
+
+namespace runner::results::detail {
+
+namespace {
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[sizeof "2024-01-31T23:59:59Z"];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+Hdf5RunWriter::Hdf5RunWriter(std::string file_path, std::string group_name, Handle run_group)
+    : file_path_(std::move(file_path)),
+      group_name_(std::move(group_name)),
+      run_group_(std::move(run_group)) {}
+
+template <typename Write>
+void Hdf5RunWriter::write_and_flush(Write&& write) {
+  silence_hdf5_error_printing();
+  with_context(file_path_, [&] {
+    write(run_group_.get());
+    flush_file(run_group_.get());
+  });
+}
+
+void Hdf5RunWriter::append_epoch(const EpochRecord& epoch) {
+  write_and_flush([&](hid_t run) {
+    Handle epochs = open_group(run, schema::kEpochs);
+    append_records(epochs.get(), epoch_layout(), {epoch});
+  });
+}
+
+void Hdf5RunWriter::append_steps(const std::vector<StepRecord>& steps) {
+  write_and_flush([&](hid_t run) {
+    Handle group = open_group(run, schema::kSteps);
+    append_records(group.get(), step_layout(), steps);
+  });
+}
+
+void Hdf5RunWriter::write_summary(const Summary& summary) {
+  RUNNER_CHECK(!has_member(run_group_.get(), schema::kSummary),
+               "the summary of run " + group_name_ + " is written twice");
+  write_and_flush([&](hid_t run) { write_summary_group(run, summary); });
+}
+
+void Hdf5RunWriter::set_status(Status status, const std::string& error) {
+  const std::string finished_at = status == Status::running ? "" : utc_now_iso8601();
+  write_and_flush([&](hid_t run) { write_run_status(run, status, error, finished_at); });
+}
+
+}  // namespace runner::results::detail

@@ -1,0 +1,33 @@
+// The RunWriter of one run group: each call writes, then flushes the whole file.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "results/hdf5_handle.hpp"
+#include "results/results.hpp"
+
+namespace runner::results::detail {
+
+class Hdf5RunWriter final : public RunWriter {
+ public:
+  // `run_group` already holds what write_new_run writes.
+  Hdf5RunWriter(std::string file_path, std::string group_name, Handle run_group);
+
+  const std::string& group_name() const override { return group_name_; }
+  void append_epoch(const EpochRecord& epoch) override;
+  void append_steps(const std::vector<StepRecord>& steps) override;
+  void write_summary(const Summary& summary) override;
+  void set_status(Status status, const std::string& error) override;
+
+ private:
+  // Runs `write` on the run group then flushes, naming the file in any DataError.
+  template <typename Write>
+  void write_and_flush(Write&& write);
+
+  std::string file_path_;
+  std::string group_name_;
+  Handle run_group_;
+};
+
+}  // namespace runner::results::detail

@@ -1,0 +1,37 @@
+// Names in the results file, shared by the writer and the reader. They are the contract with
+// users' notebooks (docs/results-schema.md): renaming one means a new kFormatVersion.
+#pragma once
+
+#include <cstddef>
+
+namespace runner::results::schema {
+
+// Root attributes.
+inline constexpr const char* kFormat = "format";
+inline constexpr const char* kFormatVersion = "format_version";
+
+// Run group attributes and members.
+inline constexpr const char* kRunId = "run_id";
+inline constexpr const char* kLabel = "label";
+inline constexpr const char* kExperiment = "experiment";
+inline constexpr const char* kStatus = "status";
+inline constexpr const char* kError = "error";
+inline constexpr const char* kStartedAt = "started_at";
+inline constexpr const char* kFinishedAt = "finished_at";
+inline constexpr const char* kConfig = "config";  // scalar string dataset: TOML can be long
+inline constexpr const char* kSweep = "sweep";
+inline constexpr const char* kEnvironment = "environment";
+inline constexpr const char* kEpochs = "epochs";
+inline constexpr const char* kSteps = "steps";
+inline constexpr const char* kSummary = "summary";
+
+// Summary datasets.
+inline constexpr const char* kClassNames = "class_names";
+inline constexpr const char* kPerClassAccuracy = "per_class_accuracy";
+inline constexpr const char* kPeakMemoryPerRank = "peak_memory_per_rank_bytes";
+
+// Elements stored together in a series: a few epochs per run, many steps.
+inline constexpr size_t kEpochChunk = 64;
+inline constexpr size_t kStepChunk = 1024;
+
+}  // namespace runner::results::schema

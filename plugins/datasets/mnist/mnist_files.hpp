@@ -1,0 +1,35 @@
+// The four files of an MNIST-format set and the checks that make a pair of them one split.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+
+namespace mnist {
+
+constexpr int64_t kNumClasses = 10;
+
+struct SplitFiles {
+  std::filesystem::path images;
+  std::filesystem::path labels;
+};
+
+struct MnistFiles {
+  SplitFiles train;
+  SplitFiles test;
+};
+
+// Each file as <stem> or <stem>.gz in `dir`. Throws one runner::DataError listing every
+// missing file and the folder.
+MnistFiles find_mnist_files(const std::filesystem::path& dir);
+
+struct RawSplit {
+  torch::Tensor images;  // (N, rows, cols) uint8
+  torch::Tensor labels;  // (N) int64, each in [0, kNumClasses)
+};
+
+// Reads both files of a split. Throws a runner::DataError naming the file when either is
+// unreadable or corrupt, holds no image, their counts differ, or a label is not a class id.
+RawSplit load_split(const SplitFiles& files);
+
+}  // namespace mnist

@@ -1,0 +1,151 @@
+// Every way an MNIST-format folder can be wrong ends in one runner::DataError that names the
+// file (or the folder) and what is wrong with it.
+#include "mnist_test_files.hpp"
+
+namespace mnist::testing {
+namespace {
+
+class MnistCorruptFilesTest : public MnistFolderTest {
+ protected:
+  // The message of the DataError that loading the folder throws.
+  std::string load_error() {
+    return error_message<runner::DataError>([&] { MnistDataset data(options()); });
+  }
+};
+
+TEST_F(MnistCorruptFilesTest, MissingFilesAreListedTogetherWithTheFolder) {
+  write_set();
+  std::filesystem::remove(dir_ / kTrainLabelsStem);
+  std::filesystem::remove(dir_ / kTestImagesStem);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, dir_.string())) << message;
+  EXPECT_TRUE(contains(message, kTrainLabelsStem)) << message;
+  EXPECT_TRUE(contains(message, kTestImagesStem)) << message;
+  EXPECT_FALSE(contains(message, kTrainImagesStem)) << message;
+  EXPECT_FALSE(contains(message, kTestLabelsStem)) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, MissingFolderListsAllFourFilesAndHintsWhereToGetThem) {
+  MnistOptions o = options();
+  o.data_dir = dir_ / "absent";
+  try {
+    MnistDataset data(o);
+    ADD_FAILURE() << "loaded a folder that does not exist";
+  } catch (const runner::DataError& e) {
+    std::string message = e.what();
+    EXPECT_TRUE(contains(message, "does not exist")) << message;
+    for (const char* stem : {kTrainImagesStem, kTrainLabelsStem, kTestImagesStem, kTestLabelsStem})
+      EXPECT_TRUE(contains(message, stem)) << message;
+    EXPECT_TRUE(contains(e.hint(), "dataset-fashion-mnist")) << e.hint();
+  }
+}
+
+TEST_F(MnistCorruptFilesTest, WrongMagicNumber) {
+  write_set();
+  std::vector<uint8_t> bytes = images_bytes(0, kTrainImages);
+  bytes[0] = 0x12;
+  std::filesystem::path path = write(kTrainImagesStem, bytes);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "expected 2051, found " + std::to_string(0x12000803)))
+      << message;
+}
+
+TEST_F(MnistCorruptFilesTest, LabelsFileWhereImagesBelongHasTheWrongDimensionCount) {
+  write_set();
+  std::filesystem::path path = write(kTestImagesStem, labels_bytes(0, kTestImages));
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "dimension count: expected 3 (magic 2051), found 1 (magic 2049)"))
+      << message;
+}
+
+TEST_F(MnistCorruptFilesTest, TruncatedHeader) {
+  write_set();
+  std::filesystem::path path = write(kTrainLabelsStem, {0x00, 0x00, 0x08, 0x01, 0x00});
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "truncated in the header")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, TruncatedPixels) {
+  write_set();
+  std::vector<uint8_t> bytes = images_bytes(0, kTrainImages);
+  bytes.resize(bytes.size() - 100);
+  std::filesystem::path path = write(kTrainImagesStem, bytes);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "truncated")) << message;
+  EXPECT_TRUE(contains(message, "5 x 28 x 28 = 3920 bytes of data, found 3820")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, TrailingBytes) {
+  write_set();
+  std::vector<uint8_t> bytes = labels_bytes(kTrainImages, kTestImages);
+  bytes.insert(bytes.end(), 7, 0);
+  std::filesystem::path path = write(kTestLabelsStem, bytes);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "7 trailing bytes")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, ImageAndLabelCountsDiffer) {
+  write_set();
+  std::filesystem::path labels = write(kTrainLabelsStem, labels_bytes(0, kTrainImages - 1));
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, (dir_ / kTrainImagesStem).string() + " holds 5 images"))
+      << message;
+  EXPECT_TRUE(contains(message, labels.string() + " holds 4 labels")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, LabelOutsideTheTenClasses) {
+  write_set();
+  std::vector<uint8_t> bytes = labels_bytes(0, kTrainImages);
+  bytes[8 + 3] = 12;  // after the 8-byte header: label of image 3
+  std::filesystem::path path = write(kTrainLabelsStem, bytes);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "label 12 at index 3")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, TrainAndTestImageSizesDiffer) {
+  write_set();
+  write(kTestImagesStem, images_bytes(kTrainImages, kTestImages, 32, 32));
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, "32x32 images")) << message;
+  EXPECT_TRUE(contains(message, "28x28 images")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, EmptyImagesFile) {
+  write_set();
+  std::filesystem::path path = write(kTrainImagesStem, idx_bytes(2051, {0, kSide, kSide}, {}));
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "holds no pixels")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, CorruptGzipData) {
+  write_set();
+  std::vector<uint8_t> packed = gzip(images_bytes(0, kTrainImages));
+  for (size_t i = packed.size() / 2; i < packed.size() / 2 + 16; ++i) packed[i] ^= 0xff;
+  std::filesystem::path path = dir_ / (std::string(kTrainImagesStem) + ".gz");
+  std::filesystem::remove(dir_ / kTrainImagesStem);
+  write_file(path, packed);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "corrupt or truncated gzip data")) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, TruncatedGzipStream) {
+  write_set(true);
+  std::vector<uint8_t> packed = gzip(labels_bytes(kTrainImages, kTestImages));
+  packed.resize(packed.size() - 6);  // cuts into the CRC and length trailer
+  std::filesystem::path path = dir_ / (std::string(kTestLabelsStem) + ".gz");
+  write_file(path, packed);
+  std::string message = load_error();
+  EXPECT_TRUE(contains(message, path.string())) << message;
+  EXPECT_TRUE(contains(message, "corrupt or truncated gzip data")) << message;
+}
+
+}  // namespace
+}  // namespace mnist::testing

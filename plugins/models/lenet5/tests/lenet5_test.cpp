@@ -1,0 +1,201 @@
+// LeNet-5: output shape, parameter count and FLOPs against formulas written from the
+// architecture, the activation taken from the op library by name, and the shape check.
+#include <gtest/gtest.h>
+#include <runner/errors.hpp>
+
+#include <functional>
+#include <map>
+
+#include "lenet5.hpp"
+
+namespace lenet5 {
+namespace {
+
+// An op that applies `function` and counts its calls.
+class CountingOp : public runner::Op {
+ public:
+  explicit CountingOp(std::function<torch::Tensor(const torch::Tensor&)> function)
+      : function_(std::move(function)) {}
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+    ++calls;
+    return function_(inputs.at(0));
+  }
+  mutable int calls = 0;
+
+ private:
+  std::function<torch::Tensor(const torch::Tensor&)> function_;
+};
+
+class AddOp : public runner::Op {
+ public:
+  int arity() const override { return 2; }
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+    return inputs.at(0) + inputs.at(1);
+  }
+};
+
+// A stand-in for the host's library: "relu", "recorder" (tanh) and "add"; any other name is
+// a ConfigError, as the host's library does.
+class FakeOpLibrary : public runner::OpLibrary {
+ public:
+  FakeOpLibrary() {
+    ops_["relu"] = relu;
+    ops_["recorder"] = recorder;
+    ops_["add"] = std::make_shared<AddOp>();
+  }
+  std::shared_ptr<const runner::Op> get(const std::string& name) const override {
+    auto it = ops_.find(name);
+    if (it == ops_.end()) throw runner::ConfigError("no op named '" + name + "'");
+    return it->second;
+  }
+  std::vector<std::string> names() const override { return {"add", "recorder", "relu"}; }
+
+  std::shared_ptr<CountingOp> relu =
+      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::relu(x); });
+  std::shared_ptr<CountingOp> recorder =
+      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::tanh(x); });
+
+ private:
+  std::map<std::string, std::shared_ptr<const runner::Op>> ops_;
+};
+
+runner::ModelContext context(const FakeOpLibrary& ops, int64_t classes = 10,
+                             std::vector<int64_t> shape = {1, 28, 28}) {
+  runner::ModelContext c;
+  c.data.sample_shape = std::move(shape);
+  c.data.num_classes = classes;
+  c.ops = &ops;
+  return c;
+}
+
+// A model built after seeding, so two of them start from the same weights.
+std::shared_ptr<LeNet5> seeded_model(const LeNet5Options& options, const FakeOpLibrary& ops) {
+  torch::manual_seed(7);
+  return std::make_shared<LeNet5>(options, context(ops));
+}
+
+int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
+  return out * in * kernel * kernel + out;
+}
+int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+
+TEST(LeNet5, OutputIsOneLogitPerClass) {
+  FakeOpLibrary ops;
+  LeNet5 ten(LeNet5Options{}, context(ops));
+  EXPECT_EQ(ten.forward(torch::randn({3, 1, 28, 28})).sizes(), torch::IntArrayRef({3, 10}));
+  LeNet5 seven(LeNet5Options{}, context(ops, 7));
+  EXPECT_EQ(seven.forward(torch::randn({2, 1, 28, 28})).sizes(), torch::IntArrayRef({2, 7}));
+}
+
+TEST(LeNet5, ParameterCountMatchesTheArchitecture) {
+  int64_t expected = conv_parameters(1, 6, 5) + conv_parameters(6, 16, 5) +
+                     linear_parameters(16 * 5 * 5, 120) + linear_parameters(120, 84) +
+                     linear_parameters(84, 10);
+  ASSERT_EQ(expected, 61706);
+  FakeOpLibrary ops;
+  LeNet5 model(LeNet5Options{}, context(ops));
+  EXPECT_EQ(model.parameter_count(), expected);
+  EXPECT_EQ(model.named_parameters().size(), 10u);  // a weight and a bias per layer
+}
+
+TEST(LeNet5, FlopsAreTwiceTheMultiplyAddsOfConvsAndLinears) {
+  // conv: out_channels x out_side^2 outputs, each in_channels x 5 x 5 multiply-adds.
+  double conv1 = 6.0 * 28 * 28 * (1 * 5 * 5);
+  double conv2 = 16.0 * 10 * 10 * (6 * 5 * 5);
+  double linears = 400.0 * 120 + 120 * 84 + 84 * 10;
+  FakeOpLibrary ops;
+  LeNet5 model(LeNet5Options{}, context(ops));
+  EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 2 * (conv1 + conv2 + linears));
+  EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 833040.0);
+}
+
+TEST(LeNet5, ActivationComesFromTheOpLibraryByName) {
+  FakeOpLibrary ops;
+  torch::Tensor images = torch::randn({4, 1, 28, 28});
+  LeNet5Options relu_options;
+  torch::Tensor with_relu = seeded_model(relu_options, ops)->forward(images);
+  EXPECT_EQ(ops.relu->calls, 4);  // after conv1, conv2, fc1, fc2
+  EXPECT_EQ(ops.recorder->calls, 0);
+
+  LeNet5Options recorder_options;
+  recorder_options.activation = "recorder";
+  torch::Tensor with_recorder = seeded_model(recorder_options, ops)->forward(images);
+  EXPECT_EQ(ops.recorder->calls, 4);
+  EXPECT_EQ(ops.relu->calls, 4);
+  EXPECT_FALSE(torch::allclose(with_relu, with_recorder));
+}
+
+TEST(LeNet5, PoolKeyChangesThePooling) {
+  FakeOpLibrary ops;
+  torch::Tensor images = torch::randn({2, 1, 28, 28});
+  LeNet5Options max_options;
+  LeNet5Options avg_options;
+  avg_options.pool = Pool::avg;
+  torch::Tensor with_max = seeded_model(max_options, ops)->forward(images);
+  torch::Tensor with_avg = seeded_model(avg_options, ops)->forward(images);
+  EXPECT_TRUE(torch::equal(with_max, seeded_model(max_options, ops)->forward(images)));
+  EXPECT_FALSE(torch::allclose(with_max, with_avg));
+}
+
+TEST(LeNet5, UnknownActivationPropagatesTheLibrarysConfigError) {
+  FakeOpLibrary ops;
+  LeNet5Options options;
+  options.activation = "gelu";
+  try {
+    LeNet5 model(options, context(ops));
+    ADD_FAILURE() << "built a model with an unknown activation";
+  } catch (const runner::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "no op named 'gelu'");
+  }
+}
+
+TEST(LeNet5, RefusesAnActivationOfTwoInputs) {
+  FakeOpLibrary ops;
+  LeNet5Options options;
+  options.activation = "add";
+  EXPECT_THROW(LeNet5(options, context(ops)), runner::ConfigError);
+}
+
+TEST(LeNet5, RefusesSamplesOtherThan1x28x28NamingTheShape) {
+  FakeOpLibrary ops;
+  try {
+    LeNet5 model(LeNet5Options{}, context(ops, 10, {3, 32, 32}));
+    ADD_FAILURE() << "built a model for 3x32x32 samples";
+  } catch (const runner::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("3x32x32"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LeNet5, GradientsReachEveryParameter) {
+  FakeOpLibrary ops;
+  LeNet5 model(LeNet5Options{}, context(ops));
+  torch::Tensor outputs = model.forward(torch::randn({8, 1, 28, 28}));
+  model.loss(outputs, torch::randint(10, {8}, torch::kInt64)).backward();
+  for (const auto& p : model.named_parameters()) {
+    ASSERT_TRUE(p.value().grad().defined()) << p.key();
+    EXPECT_GT(p.value().grad().abs().sum().item<double>(), 0.0) << p.key();
+  }
+}
+
+TEST(LeNet5, RegistersLenet5WithItsKeys) {
+  runner::PluginBuilder plugin;
+  add_lenet5_model(plugin);
+  ASSERT_EQ(plugin.components().size(), 1u);
+  const runner::Component& component = plugin.components()[0];
+  EXPECT_EQ(component.kind, runner::Kind::model);
+  EXPECT_EQ(component.name, "lenet5");
+  EXPECT_EQ(component.schema.names(), (std::vector<std::string>{"activation", "pool"}));
+  EXPECT_EQ(component.schema.find("pool")->choices, (std::vector<std::string>{"max", "avg"}));
+
+  runner::Options options("model");
+  options.set("activation", std::string("recorder"));
+  options.set("pool", std::string("avg"));
+  FakeOpLibrary ops;
+  std::shared_ptr<runner::Model> model = component.make_model(options, context(ops));
+  model->forward(torch::randn({1, 1, 28, 28}));
+  EXPECT_EQ(ops.recorder->calls, 4);
+  EXPECT_EQ(model->parameter_count(), 61706);
+}
+
+}  // namespace
+}  // namespace lenet5

@@ -1,0 +1,131 @@
+// The resolved config text and the run id derived from it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "test_support.hpp"
+
+namespace runner::config {
+namespace {
+
+using test::Contains;
+using test::kMinimal;
+using test::parse;
+
+const std::string kMinimalResolved =
+    "[dataset]\n"
+    "name = \"mnist\"\n"
+    "data_dir = \"/data/mnist\"\n"
+    "train_size = 0\n"
+    "\n"
+    "[experiment]\n"
+    "description = \"\"\n"
+    "name = \"exp\"\n"
+    "plugin_path = []\n"
+    "results = \"\"\n"
+    "seed = 0\n"
+    "\n"
+    "[model]\n"
+    "name = \"lenet5\"\n"
+    "activation = \"relu\"\n"
+    "\n"
+    "[optimizer]\n"
+    "betas = [0.9, 0.999]\n"
+    "eps = 1e-08\n"
+    "lr = 0.001\n"
+    "momentum = 0.0\n"
+    "name = \"adam\"\n"
+    "nesterov = false\n"
+    "weight_decay = 0.0\n"
+    "\n"
+    "[schedule]\n"
+    "gamma = 0.1\n"
+    "max_lr = 0.0\n"
+    "min_lr = 0.0\n"
+    "name = \"constant\"\n"
+    "pct_start = 0.3\n"
+    "step_size = 1\n"
+    "warmup_steps = 0\n"
+    "\n"
+    "[strategy]\n"
+    "name = \"single\"\n"
+    "\n"
+    "[train]\n"
+    "batch_size = 64\n"
+    "deterministic = false\n"
+    "device = \"cpu\"\n"
+    "epochs = 1\n"
+    "log_every = 50\n"
+    "max_steps_per_epoch = 0\n"
+    "precision = \"fp32\"\n"
+    "test_batch_size = 1000\n"
+    "threads = 0\n";
+
+// The id's definition, written out: FNV-1a 64 over the text, top 48 bits as 12 hex digits.
+std::string expected_id(const std::string& text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  char hex[13];
+  std::snprintf(hex, sizeof hex, "%012llx", static_cast<unsigned long long>(hash >> 16));
+  return hex;
+}
+
+TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
+  EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml, kMinimalResolved);
+}
+
+TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
+  const Experiment e = parse(kMinimal + "[ops.gelu]\n[sweep]\n\"train.batch_size\" = [32, 128]\n");
+  EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "[train]\nbatch_size = 128\n"));
+  EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "[ops.gelu]\napproximate = \"none\"\n"));
+  EXPECT_FALSE(Contains(e.runs[1].resolved_toml, "sweep"));
+}
+
+TEST(ResolvedToml, ParsesBackToTheSameRun) {
+  const std::string text =
+      kMinimal +
+      "[experiment]\ndescription = \"a \\\"quoted\\\" line\\nand a tab\\t\"\n"
+      "[optimizer]\nlr = 0.1\nbetas = [0.8, 0.9]\n[ops.gelu]\napproximate = \"tanh\"\n";
+  const RunConfig run = parse(text).runs[0];
+  EXPECT_TRUE(
+      Contains(run.resolved_toml, "description = \"a \\\"quoted\\\" line\\nand a tab\\t\"\n"));
+  EXPECT_TRUE(Contains(run.resolved_toml, "lr = 0.1\n"));
+  const RunConfig again = parse(run.resolved_toml).runs[0];
+  EXPECT_EQ(again.resolved_toml, run.resolved_toml);
+  EXPECT_EQ(again.id, run.id);
+  EXPECT_EQ(again.experiment.get_string("description"), "a \"quoted\" line\nand a tab\t");
+}
+
+TEST(RunId, IsTheHashOfTheResolvedText) {
+  const RunConfig run = parse(kMinimal).runs[0];
+  EXPECT_EQ(run.id, expected_id(kMinimalResolved));
+  EXPECT_EQ(run.id.size(), 12u);
+  EXPECT_EQ(run.id.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(RunId, IsTheSameForTheSameFile) {
+  const std::string text = kMinimal + "[sweep]\n\"train.batch_size\" = [32, 64]\n";
+  const Experiment first = parse(text);
+  const Experiment second = parse(text);
+  ASSERT_EQ(first.runs.size(), 2u);
+  for (size_t i = 0; i < first.runs.size(); ++i) EXPECT_EQ(first.runs[i].id, second.runs[i].id);
+  EXPECT_NE(first.runs[0].id, first.runs[1].id);
+}
+
+TEST(RunId, ChangesWithAnyValue) {
+  const std::string id = parse(kMinimal).runs[0].id;
+  EXPECT_NE(parse(kMinimal, {"train.epochs=2"}).runs[0].id, id);
+  EXPECT_NE(parse(kMinimal, {"ops.gelu.approximate=none"}).runs[0].id, id);
+  EXPECT_EQ(parse(kMinimal, {"train.epochs=1"}).runs[0].id, id);  // the default, given explicitly
+}
+
+TEST(ValueText, NumbersAreShortAndReadBackExactly) {
+  EXPECT_EQ(value_to_string(Value(0.1)), "0.1");
+  EXPECT_EQ(value_to_string(Value(1.0)), "1.0");
+  EXPECT_EQ(value_to_string(Value(1e-8)), "1e-08");
+  EXPECT_EQ(value_to_string(Value(std::vector<double>{0.9, 0.999})), "[0.9, 0.999]");
+  EXPECT_EQ(value_to_string(Value(std::string("a\x01"))), "\"a\\u0001\"");
+}
+
+}  // namespace
+}  // namespace runner::config

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "fixtures.hpp"
+#include "plugin_host/library.hpp"
+
+namespace runner::plugin_host {
+namespace {
+
+using runner::testing::fixture_library;
+using runner::testing::fresh_dir;
+
+std::string load_error(const std::string& path) {
+  try {
+    Library::load(path);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 3) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error loading " << path;
+  return "";
+}
+
+TEST(Library, LoadsAGoodPluginAndListsItsComponents) {
+  auto library = Library::load(fixture_library("good"));
+  ASSERT_EQ(library->components().size(), 3u);
+  EXPECT_EQ(library->components()[0].name, "blobs");
+  EXPECT_EQ(library->components()[0].kind, Kind::dataset);
+  EXPECT_EQ(library->components()[1].name, "linear_probe");
+  EXPECT_EQ(library->path(), fixture_library("good"));
+}
+
+TEST(Library, AFileThatIsNotALibraryIsRefusedByName) {
+  std::string path = fresh_dir("not_plugin") + "/garbage.so";
+  std::ofstream(path) << "this is not an ELF file";
+  std::string message = load_error(path);
+  EXPECT_NE(message.find("not a plugin library"), std::string::npos) << message;
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+}
+
+TEST(Library, AMissingEntrySymbolIsNamed) {
+  std::string message = load_error(fixture_library("no_entry"));
+  EXPECT_NE(message.find("no entry symbol 'runner_plugin_entry'"), std::string::npos) << message;
+}
+
+TEST(Library, AnAbiMismatchNamesBothVersions) {
+  std::string message = load_error(fixture_library("wrong_abi"));
+  EXPECT_NE(message.find("runner ABI 999"), std::string::npos) << message;
+  EXPECT_NE(message.find("this runner has ABI " + std::to_string(RUNNER_ABI_VERSION)),
+            std::string::npos)
+      << message;
+}
+
+TEST(Library, ALibTorchMismatchNamesBothVersions) {
+  std::string message = load_error(fixture_library("wrong_torch"));
+  EXPECT_NE(message.find("LibTorch 0.4.1"), std::string::npos) << message;
+  EXPECT_NE(message.find("LibTorch " TORCH_VERSION), std::string::npos) << message;
+}
+
+TEST(Library, CheckHeaderRefusesAnotherCxxAbi) {
+  PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION, TORCH_VERSION, 1 - RUNNER_CXX11_ABI,
+                      nullptr};
+  EXPECT_THROW(check_header(header, "x.so"), PluginError);
+}
+
+}  // namespace
+}  // namespace runner::plugin_host

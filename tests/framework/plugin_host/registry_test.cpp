@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include "fixtures.hpp"
+#include "plugin_host/op_library.hpp"
+#include "plugin_host/registry.hpp"
+
+namespace runner::plugin_host {
+namespace {
+
+using runner::testing::fixture_dir;
+using runner::testing::fixture_library;
+
+Options blobs_options() {
+  Options o("dataset");
+  o.set("train_size", int64_t{32});
+  o.set("test_size", int64_t{8});
+  o.set("classes", int64_t{3});
+  o.set("dim", int64_t{3});
+  return o;
+}
+
+config::ComponentConfig component(const std::string& name, Options options) {
+  return {name, std::move(options)};
+}
+
+TEST(Registry, FindsComponentsOfAFolderByKindAndName) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good"), "/no/such/folder"});
+  EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
+  EXPECT_EQ(registry.find(Kind::model, "blobs"), nullptr);
+  EXPECT_EQ(registry.names(Kind::model), std::vector<std::string>{"linear_probe"});
+  ASSERT_NE(registry.schema(Kind::dataset, "blobs"), nullptr);
+  EXPECT_NE(registry.schema(Kind::dataset, "blobs")->find("train_size"), nullptr);
+}
+
+TEST(Registry, TheSameFolderTwiceIsReadOnce) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good"), fixture_dir("good") + "/."});
+  EXPECT_EQ(registry.folders().size(), 1u);
+}
+
+TEST(Registry, AnUnknownNameIsAConfigErrorWithASuggestion) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good")});
+  try {
+    registry.get(Kind::model, "linear_prob");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(std::string(e.what()).find("did you mean 'linear_probe'"), std::string::npos);
+    EXPECT_NE(e.hint().find("linear_probe"), std::string::npos);
+  }
+}
+
+TEST(Registry, ANameRegisteredTwiceNamesBothLibraries) {
+  Registry registry;
+  try {
+    registry.load_directories({fixture_dir("good"), fixture_dir("duplicate")});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string message = e.what();
+    EXPECT_EQ(e.exit_code(), 3);
+    EXPECT_NE(message.find("dataset 'blobs' is registered twice"), std::string::npos) << message;
+    EXPECT_NE(message.find(fixture_library("good")), std::string::npos) << message;
+    EXPECT_NE(message.find(fixture_library("duplicate")), std::string::npos) << message;
+  }
+}
+
+TEST(Registry, AThrowingFactoryBecomesAPluginErrorNamingComponentAndLibrary) {
+  Registry registry;
+  registry.load_directories({fixture_dir("throwing")});
+  for (const std::string name : {"exploding", "torch_error"}) {
+    try {
+      registry.make_model(component(name, Options("model")), ModelContext{});
+      FAIL() << "no error from " << name;
+    } catch (const Error& e) {
+      std::string message = e.what();
+      EXPECT_EQ(e.exit_code(), 3);
+      EXPECT_NE(message.find("model '" + name + "'"), std::string::npos) << message;
+      EXPECT_NE(message.find(fixture_library("throwing")), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    }
+  }
+}
+
+TEST(Registry, ARunnerErrorFromAFactoryKeepsItsClass) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good")});
+  Options o = blobs_options();
+  o.set("dim", int64_t{2});
+  try {
+    registry.make_dataset(component("blobs", o), DatasetContext{});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(std::string(e.what()).find("dataset 'blobs'"), std::string::npos);
+  }
+}
+
+TEST(Registry, ObjectsOutliveTheRegistryThatMadeThem) {
+  std::shared_ptr<Dataset> dataset;
+  std::shared_ptr<Model> model;
+  {
+    Registry registry;
+    registry.load_directories({fixture_dir("good")});
+    dataset = registry.make_dataset(component("blobs", blobs_options()), DatasetContext{3});
+    RegistryOpLibrary ops(registry, {});
+    Options probe("model");
+    probe.set("poison_at_step", int64_t{0});
+    probe.set("activation", std::string("fixture_identity"));
+    model = registry.make_model(component("linear_probe", probe),
+                                ModelContext{dataset->info(), &ops});
+  }
+  Batch batch = dataset->get_batch(Split::train, torch::arange(4));
+  EXPECT_EQ(model->forward(batch.inputs).sizes(), (std::vector<int64_t>{4, 3}));
+}
+
+TEST(OpLibrary, AnUnknownOpListsTheKnownOnes) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good")});
+  RegistryOpLibrary ops(registry, {});
+  try {
+    ops.get("fixture_identiti");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(std::string(e.what()).find("did you mean 'fixture_identity'"), std::string::npos);
+    EXPECT_NE(e.hint().find("fixture_identity"), std::string::npos);
+  }
+  EXPECT_EQ(ops.get("fixture_identity"), ops.get("fixture_identity"));
+}
+
+TEST(OpLibrary, DefaultOptionsNeedEveryKeyToHaveADefault) {
+  Schema schema;
+  schema.number("alpha", 0.5, "a").text("mode", std::nullopt, "required");
+  EXPECT_THROW(default_options(schema, "ops.x"), ConfigError);
+  Schema ok;
+  ok.number("alpha", 0.5, "a");
+  EXPECT_DOUBLE_EQ(default_options(ok, "ops.x").get_double("alpha"), 0.5);
+}
+
+}  // namespace
+}  // namespace runner::plugin_host

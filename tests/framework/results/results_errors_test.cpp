@@ -1,0 +1,243 @@
+// Files that are missing, not HDF5, not ours, of another version, or damaged: DataError
+// naming the file, and the file left untouched.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "results/results.hpp"
+#include "results_test_support.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::results {
+namespace {
+
+using testing::ScratchFolder;
+using testing::sample_epoch;
+using testing::sample_header;
+
+// The message of the DataError `action` throws; fails the test when it throws none.
+std::string data_error_message(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const DataError& error) {
+    EXPECT_EQ(error.exit_code(), 4);
+    return error.what();
+  }
+  ADD_FAILURE() << "no DataError thrown";
+  return "";
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A plain HDF5 file, as another tool would write it.
+void create_plain_hdf5(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  H5Fclose(file);
+}
+
+void set_root_attribute(const std::string& path, const char* name, hid_t type, const void* value) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  if (H5Aexists(file, name) > 0) H5Adelete(file, name);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  EXPECT_GE(H5Awrite(attribute, type, value), 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
+void set_root_string_attribute(const std::string& path, const char* name, const char* value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  set_root_attribute(path, name, type, &value);
+  H5Tclose(type);
+}
+
+TEST(ResultsErrors, MissingFileIsNamed) {
+  ScratchFolder folder;
+  const std::string path = folder.file("absent.h5");
+  EXPECT_EQ(data_error_message([&] { read_runs(path); }), "results file not found: " + path);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(ResultsErrors, TextFileIsNotHdf5AndIsLeftAlone) {
+  ScratchFolder folder;
+  const std::string path = folder.file("notes.h5");
+  write_text(path, "these are my notes\n");
+  for (const std::string& message : {data_error_message([&] { read_runs(path); }),
+                                     data_error_message([&] { ResultsFile::open(path); })}) {
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("not an HDF5 file"), std::string::npos) << message;
+  }
+  EXPECT_EQ(read_text(path), "these are my notes\n");
+}
+
+TEST(ResultsErrors, FolderIsNotAResultsFile) {
+  ScratchFolder folder;
+  const std::string path = folder.file("a-folder.h5");
+  std::filesystem::create_directory(path);
+  const std::string message = data_error_message([&] { ResultsFile::open(path); });
+  EXPECT_EQ(message, path + ": a folder, not a results file");
+}
+
+TEST(ResultsErrors, EmptyFileIsNotHdf5) {
+  ScratchFolder folder;
+  const std::string path = folder.file("empty.h5");
+  write_text(path, "");
+  const std::string message = data_error_message([&] { ResultsFile::open(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+}
+
+TEST(ResultsErrors, Hdf5FileWithoutFormatIsNotOurs) {
+  ScratchFolder folder;
+  const std::string path = folder.file("other.h5");
+  create_plain_hdf5(path);
+  for (const std::string& message : {data_error_message([&] { read_runs(path); }),
+                                     data_error_message([&] { ResultsFile::open(path); })}) {
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("no 'format' attribute"), std::string::npos) << message;
+  }
+}
+
+TEST(ResultsErrors, OtherFormatNameIsReported) {
+  ScratchFolder folder;
+  const std::string path = folder.file("other-format.h5");
+  create_plain_hdf5(path);
+  set_root_string_attribute(path, "format", "keras-weights");
+  const std::string message = data_error_message([&] { ResultsFile::open(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("'keras-weights'"), std::string::npos) << message;
+}
+
+TEST(ResultsErrors, OtherFormatVersionIsReported) {
+  ScratchFolder folder;
+  const std::string path = folder.file("future.h5");
+  ResultsFile::open(path)->begin_run(sample_header("a"));
+  const int64_t future_version = 2;
+  set_root_attribute(path, "format_version", H5T_NATIVE_INT64, &future_version);
+  for (const std::string& message : {data_error_message([&] { read_runs(path); }),
+                                     data_error_message([&] { ResultsFile::open(path); })}) {
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("version 2"), std::string::npos) << message;
+  }
+}
+
+// numpy.bytes_ attributes written by h5py are fixed-length strings.
+TEST(ResultsErrors, FixedLengthFormatStringIsAccepted) {
+  ScratchFolder folder;
+  const std::string path = folder.file("fixed-format.h5");
+  ResultsFile::open(path)->begin_run(sample_header("a"));
+  const char format[] = "runner-results";
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, sizeof format - 1);
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
+  set_root_attribute(path, "format", type, format);
+  H5Tclose(type);
+  EXPECT_EQ(read_runs(path).size(), 1u);
+}
+
+TEST(ResultsErrors, FormatVersionOfTheWrongKindIsReported) {
+  ScratchFolder folder;
+  const std::string path = folder.file("string-version.h5");
+  ResultsFile::open(path);
+  set_root_string_attribute(path, "format_version", "1");
+  const std::string message = data_error_message([&] { read_runs(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("format_version"), std::string::npos) << message;
+}
+
+TEST(ResultsErrors, TruncatedFileIsADataError) {
+  ScratchFolder folder;
+  const std::string path = folder.file("truncated.h5");
+  {
+    auto run = ResultsFile::open(path)->begin_run(sample_header("a"));
+    for (int64_t epoch = 1; epoch <= 5; ++epoch) run->append_epoch(sample_epoch(epoch));
+  }
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  const std::string message = data_error_message([&] { read_runs(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+}
+
+TEST(ResultsErrors, UnknownStatusIsNotedAsDamage) {
+  ScratchFolder folder;
+  const std::string path = folder.file("bad-status.h5");
+  ResultsFile::open(path)->begin_run(sample_header("a"));
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t run = H5Gopen2(file, "a", H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    const hid_t status = H5Aopen(run, "status", H5P_DEFAULT);
+    const char* bogus = "bogus";
+    EXPECT_GE(H5Awrite(status, type, &bogus), 0);
+    H5Aclose(status);
+    H5Tclose(type);
+    H5Gclose(run);
+    H5Fclose(file);
+  }
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(runs[0].damage.find("'bogus'"), std::string::npos) << runs[0].damage;
+}
+
+TEST(ResultsErrors, DamagedRunDoesNotHideTheOthers) {
+  ScratchFolder folder;
+  const std::string path = folder.file("damaged.h5");
+  {
+    auto file = ResultsFile::open(path);
+    for (const char* id : {"a", "b"}) {
+      auto run = file->begin_run(sample_header(id));
+      run->append_epoch(sample_epoch(1));
+      run->append_steps({testing::sample_step(1)});
+    }
+  }
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    EXPECT_GE(H5Ldelete(file, "a/steps/loss", H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].damage.find("/a/steps/loss"), std::string::npos) << runs[0].damage;
+  EXPECT_TRUE(runs[0].steps.empty());
+  EXPECT_EQ(runs[0].epochs.size(), 1u);
+  EXPECT_EQ(runs[0].header.run_id, "a");
+  EXPECT_EQ(runs[1].damage, "");
+  EXPECT_EQ(runs[1].steps.size(), 1u);
+}
+
+TEST(ResultsErrors, GroupsThatAreNotRunsAreIgnored) {
+  ScratchFolder folder;
+  const std::string path = folder.file("annotated.h5");
+  ResultsFile::open(path)->begin_run(sample_header("a"));
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Gclose(H5Gcreate2(file, "my_notes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Fclose(file);
+  }
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].group, "a");
+  EXPECT_EQ(ResultsFile::open(path)->begin_run(sample_header("b"))->group_name(), "b");
+}
+
+}  // namespace
+}  // namespace runner::results

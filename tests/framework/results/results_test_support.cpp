@@ -1,0 +1,84 @@
+#include "results_test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+namespace runner::results::testing {
+
+ScratchFolder::ScratchFolder() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "runner-results-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+ScratchFolder::~ScratchFolder() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+RunHeader sample_header(const std::string& run_id) {
+  RunHeader header;
+  header.run_id = run_id;
+  header.label = "label of " + run_id;
+  header.experiment = "mnist_mlp";
+  header.config_toml = "[experiment]\nname = \"mnist_mlp\"\n\n[optimizer]\nlr = 0.1\n";
+  header.sweep_point = {{"optimizer.lr", "0.1"}, {"model.hidden", "[128, 64]"}};
+  header.environment = {{"runner", "0.1.0"}, {"device", "cpu"}, {"threads", "2"}};
+  header.started_at = "2024-05-01T12:00:00Z";
+  return header;
+}
+
+EpochRecord sample_epoch(int64_t epoch) {
+  const double n = static_cast<double>(epoch);
+  EpochRecord record;
+  record.epoch = epoch;
+  record.train_loss = 1.0 / n;
+  record.train_accuracy = 0.5 + n / 100;
+  record.test_loss = 1.5 / n;
+  record.test_accuracy = 0.4 + n / 100;
+  record.duration_s = 10 + n;
+  record.data_wait_s = 0.5 + n;
+  record.compute_s = 9 + n;
+  record.samples_per_s = 6000 + n;
+  record.peak_memory_bytes = 1e8 + n;
+  record.learning_rate = 0.1 / n;
+  return record;
+}
+
+StepRecord sample_step(int64_t step) {
+  const double n = static_cast<double>(step);
+  return StepRecord{step, 2.0 / n, 0.01 * n, 0.001 * n};
+}
+
+Summary sample_summary() {
+  Summary summary;
+  summary.total_time_s = 123.25;
+  summary.epochs_completed = 2;
+  summary.final_train_loss = 0.25;
+  summary.final_test_loss = 0.3;
+  summary.final_test_accuracy = 0.9125;
+  summary.class_names = {"zero", "one", "Übergröße"};
+  summary.per_class_accuracy = {0.9, 0.95, 0.875};
+  summary.peak_memory_per_rank_bytes = {1.5e8, 1.25e8};
+  summary.parameters = 109386;
+  summary.flops_per_sample = 6.5e5;
+  summary.tflops = 0.012;
+  summary.mfu = 0.0;
+  return summary;
+}
+
+void expect_same_epoch(const EpochRecord& actual, const EpochRecord& expected) {
+  EXPECT_EQ(actual.epoch, expected.epoch);
+  EXPECT_EQ(actual.train_loss, expected.train_loss);
+  EXPECT_EQ(actual.train_accuracy, expected.train_accuracy);
+  EXPECT_EQ(actual.test_loss, expected.test_loss);
+  EXPECT_EQ(actual.test_accuracy, expected.test_accuracy);
+  EXPECT_EQ(actual.duration_s, expected.duration_s);
+  EXPECT_EQ(actual.data_wait_s, expected.data_wait_s);
+  EXPECT_EQ(actual.compute_s, expected.compute_s);
+  EXPECT_EQ(actual.samples_per_s, expected.samples_per_s);
+  EXPECT_EQ(actual.peak_memory_bytes, expected.peak_memory_bytes);
+  EXPECT_EQ(actual.learning_rate, expected.learning_rate);
+}
+
+}  // namespace runner::results::testing
