@@ -1,7 +1,10 @@
 # runner_add_plugin(NAME SOURCES a.cpp b.cpp [LIBRARIES x y])
 #
 # Builds a plugin library NAME.so that the runner loads from its plugin path. The same call
-# works in this tree and in an out-of-tree project after find_package(Runner).
+# works in this tree and in an out-of-tree project after find_package(Runner). The library goes
+# to RUNNER_PLUGIN_OUTPUT_DIR, by default <build>/plugins; it is installed only when
+# RUNNER_PLUGIN_INSTALL_DIR is set, as in this tree, so an out-of-tree project installs nothing
+# into the runner's prefix unless it asks to.
 function(runner_add_plugin name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
@@ -24,5 +27,7 @@ function(runner_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   if(DEFINED RUNNER_PLUGIN_INSTALL_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${RUNNER_PLUGIN_INSTALL_DIR})
+    # cmake --install needs these built (tests/install builds them first).
+    set_property(GLOBAL APPEND PROPERTY RUNNER_INSTALLED_PLUGINS ${target})
   endif()
 endfunction()

@@ -21,10 +21,13 @@ int dispatch(int argc, char** argv) {
   app.set_version_flag("--version", RUNNER_VERSION);
   RunOptions run;
   app.add_option("experiment", run.experiment_file, "TOML experiment file to run");
-  app.add_option("--set", run.overrides, "override a key: dotted.key=value (repeatable)");
+  // One value per occurrence, so the experiment file after them stays positional.
+  app.add_option("--set", run.overrides, "override a key: dotted.key=value (repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--dry-run", run.dry_run, "print the resolved runs and train nothing");
   app.add_flag("-q,--quiet", run.quiet, "print errors only");
-  app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)");
+  app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
+      ->allow_extra_args(false);
 
   auto* plugins = app.add_subcommand("plugins", "list installed plugins and their libraries");
   auto* describe = app.add_subcommand("describe", "print the keys of a component or section");

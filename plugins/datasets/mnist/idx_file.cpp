@@ -13,8 +13,8 @@
 namespace mnist {
 namespace {
 
-constexpr size_t kReadChunk = size_t{1} << 24;      // gzread counts in unsigned int
-constexpr size_t kMaxReserve = size_t{1} << 30;     // a corrupt header must not reserve more
+constexpr size_t kReadChunk = size_t{1} << 24;   // gzread counts in unsigned int
+constexpr size_t kMaxReserve = size_t{1} << 30;  // a corrupt header must not reserve more
 const char* const kFetchAgain = "the file is damaged: download it again";
 
 // One open file, plain or gzip: gzread decompresses gzip and passes other bytes through.
@@ -22,8 +22,7 @@ class ByteReader {
  public:
   explicit ByteReader(const std::filesystem::path& path)
       : path_(path.string()), file_(gzopen(path_.c_str(), "rb")) {
-    if (!file_)
-      throw runner::DataError(path_ + ": cannot open: " + std::strerror(errno));
+    if (!file_) throw runner::DataError(path_ + ": cannot open: " + std::strerror(errno));
   }
   ~ByteReader() { gzclose(file_); }
   ByteReader(const ByteReader&) = delete;
@@ -65,18 +64,16 @@ class ByteReader {
     int code = Z_OK;
     const char* message = gzerror(file_, &code);
     if (code == Z_OK) return;
-    if (code == Z_ERRNO)
-      throw runner::DataError(path_ + ": cannot read: " + std::strerror(errno));
-    throw runner::DataError(path_ + ": corrupt or truncated gzip data (zlib: " +
-                                without_path(message) + ")",
-                            kFetchAgain);
+    if (code == Z_ERRNO) throw runner::DataError(path_ + ": cannot read: " + std::strerror(errno));
+    throw runner::DataError(
+        path_ + ": corrupt or truncated gzip data (zlib: " + without_path(message) + ")",
+        kFetchAgain);
   }
 
   // zlib's messages start with the path, which ours already name.
   std::string without_path(const std::string& message) const {
     std::string prefix = path_ + ": ";
-    return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size())
-                                                          : message;
+    return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
   }
 
   std::string path_;
@@ -124,12 +121,11 @@ std::vector<int64_t> read_header(ByteReader& reader, int expected_dims) {
                             "not an IDX file of unsigned bytes: is it an MNIST-format file?");
   int dims_count = static_cast<int>(magic & 0xff);
   if (dims_count != expected_dims)
-    throw runner::DataError(reader.path() + ": wrong dimension count: expected " +
-                                std::to_string(expected_dims) + " (magic " +
-                                std::to_string(expected) + "), found " +
-                                std::to_string(dims_count) + " (magic " +
-                                std::to_string(magic) + ")",
-                            "images files have 3 dimensions, labels files 1: are they swapped?");
+    throw runner::DataError(
+        reader.path() + ": wrong dimension count: expected " + std::to_string(expected_dims) +
+            " (magic " + std::to_string(expected) + "), found " + std::to_string(dims_count) +
+            " (magic " + std::to_string(magic) + ")",
+        "images files have 3 dimensions, labels files 1: are they swapped?");
   std::vector<uint8_t> size_bytes(4 * static_cast<size_t>(dims_count));
   read_exactly(reader, size_bytes.data(), size_bytes.size(), "dimension sizes");
   std::vector<int64_t> dims;
@@ -141,7 +137,8 @@ std::vector<int64_t> read_header(ByteReader& reader, int expected_dims) {
 torch::Tensor tensor_owning(std::vector<uint8_t> bytes, const std::vector<int64_t>& dims) {
   auto owner = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
   // The deleter holds the vector, so the bytes live exactly as long as the tensor's storage.
-  return torch::from_blob(owner->data(), dims, [owner](void*) {}, torch::kUInt8);
+  auto release_with_storage = [owner](void*) {};
+  return torch::from_blob(owner->data(), dims, release_with_storage, torch::kUInt8);
 }
 
 }  // namespace

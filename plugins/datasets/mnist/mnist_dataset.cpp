@@ -38,16 +38,14 @@ RawSplit first_samples(const RawSplit& split, int64_t count, const std::string& 
   int64_t available = split.images.size(0);
   if (count == 0) return split;
   if (count > available)
-    throw runner::ConfigError("[dataset] " + key + " = " + std::to_string(count) +
-                                  " is more than the " + std::to_string(available) +
-                                  " samples of " + images_file.string(),
-                              "set " + key + " to at most " + std::to_string(available) +
-                                  ", or 0 for all");
+    throw runner::ConfigError(
+        "[dataset] " + key + " = " + std::to_string(count) + " is more than the " +
+            std::to_string(available) + " samples of " + images_file.string(),
+        "set " + key + " to at most " + std::to_string(available) + ", or 0 for all");
   return {split.images.narrow(0, 0, count), split.labels.narrow(0, 0, count).clone()};
 }
 
-void check_same_image_size(const RawSplit& train, const RawSplit& test,
-                           const MnistFiles& files) {
+void check_same_image_size(const RawSplit& train, const RawSplit& test, const MnistFiles& files) {
   auto size_text = [](const torch::Tensor& images) {
     return std::to_string(images.size(1)) + "x" + std::to_string(images.size(2));
   };
@@ -93,9 +91,10 @@ runner::Schema mnist_schema() {
   schema.flag("normalize", true,
               "true: (x/255 - mean)/std with the mean and std of the whole training file; "
               "false: x/255");
-  schema.add({"class_names", runner::KeyType::string_list,
-              runner::Value(std::vector<std::string>{}),
-              "names of the 10 classes in label order (empty: \"0\"..\"9\")", {}, {}, {}});
+  runner::KeySpec class_names{"class_names", runner::KeyType::string_list,
+                              runner::Value(std::vector<std::string>{}),
+                              "names of the 10 classes in label order (empty: \"0\"..\"9\")"};
+  schema.add(class_names);
   return schema;
 }
 
@@ -126,12 +125,11 @@ const MnistDataset::SplitTensors& MnistDataset::tensors(runner::Split split) con
 }
 
 void add_mnist_dataset(runner::PluginBuilder& plugin) {
-  plugin.add_dataset("mnist", "1.0.0",
-                     "MNIST-format IDX files (MNIST, Fashion-MNIST), plain or gzip, in memory",
-                     mnist_schema(),
-                     [](const runner::Options& options, const runner::DatasetContext&) {
-                       return std::make_shared<MnistDataset>(MnistOptions::from(options));
-                     });
+  plugin.add_dataset(
+      "mnist", "1.0.0", "MNIST-format IDX files (MNIST, Fashion-MNIST), plain or gzip, in memory",
+      mnist_schema(), [](const runner::Options& options, const runner::DatasetContext&) {
+        return std::make_shared<MnistDataset>(MnistOptions::from(options));
+      });
 }
 
 }  // namespace mnist

@@ -35,15 +35,13 @@ std::string join(const std::vector<std::string>& names) {
 
 void check_not_empty(const IdxArray& images, const std::filesystem::path& path) {
   if (images.values.numel() == 0)
-    throw runner::DataError(path.string() + ": holds no pixels: " +
-                                std::to_string(images.dims[0]) + " images of " +
-                                std::to_string(images.dims[1]) + "x" +
+    throw runner::DataError(path.string() + ": holds no pixels: " + std::to_string(images.dims[0]) +
+                                " images of " + std::to_string(images.dims[1]) + "x" +
                                 std::to_string(images.dims[2]),
                             "is it the right file? If so, download it again");
 }
 
-void check_counts_match(const IdxArray& images, const IdxArray& labels,
-                        const SplitFiles& files) {
+void check_counts_match(const IdxArray& images, const IdxArray& labels, const SplitFiles& files) {
   if (images.dims[0] != labels.dims[0])
     throw runner::DataError(files.images.string() + " holds " + std::to_string(images.dims[0]) +
                                 " images but " + files.labels.string() + " holds " +
@@ -56,11 +54,10 @@ void check_class_ids(const torch::Tensor& labels, const std::filesystem::path& p
   torch::Tensor bad = (labels >= kNumClasses).nonzero();  // (B, 1) indices
   if (bad.size(0) == 0) return;
   int64_t index = bad[0][0].item<int64_t>();
-  throw runner::DataError(path.string() + ": label " +
-                              std::to_string(labels[index].item<int64_t>()) + " at index " +
-                              std::to_string(index) + " is not a class id 0.." +
-                              std::to_string(kNumClasses - 1),
-                          "is it a labels file of a 10-class MNIST-format set?");
+  throw runner::DataError(
+      path.string() + ": label " + std::to_string(labels[index].item<int64_t>()) + " at index " +
+          std::to_string(index) + " is not a class id 0.." + std::to_string(kNumClasses - 1),
+      "is it a labels file of a 10-class MNIST-format set?");
 }
 
 }  // namespace
@@ -72,15 +69,16 @@ MnistFiles find_mnist_files(const std::filesystem::path& dir) {
   std::vector<std::string> missing;
   for (int i = 0; i < 4; ++i) {
     std::optional<std::filesystem::path> path = find_file(dir, stems[i]);
-    if (path) found[i] = *path;
-    else missing.push_back(stems[i] + "[.gz]");
+    if (path)
+      found[i] = *path;
+    else
+      missing.push_back(stems[i] + "[.gz]");
   }
   if (!missing.empty()) {
     std::string where = std::filesystem::is_directory(dir)
                             ? dir.string()
                             : dir.string() + " (the folder does not exist)";
-    throw runner::DataError("MNIST files missing in " + where + ": " + join(missing),
-                            kMissingHint);
+    throw runner::DataError("MNIST files missing in " + where + ": " + join(missing), kMissingHint);
   }
   return {{found[0], found[1]}, {found[2], found[3]}};
 }

@@ -15,9 +15,9 @@ constexpr int64_t kConv1Padding = 2;
 constexpr int64_t kConv1Channels = 6;
 constexpr int64_t kConv2Channels = 16;
 constexpr int64_t kConv1Side = kImageSide + 2 * kConv1Padding - kKernel + 1;  // 28
-constexpr int64_t kConv2Side = kConv1Side / 2 - kKernel + 1;                   // 10, after a pool
-constexpr int64_t kFlatSide = kConv2Side / 2;                                  // 5, after a pool
-constexpr int64_t kFlatFeatures = kConv2Channels * kFlatSide * kFlatSide;      // 400
+constexpr int64_t kConv2Side = kConv1Side / 2 - kKernel + 1;                  // 10, after a pool
+constexpr int64_t kFlatSide = kConv2Side / 2;                                 // 5, after a pool
+constexpr int64_t kFlatFeatures = kConv2Channels * kFlatSide * kFlatSide;     // 400
 constexpr int64_t kHidden1 = 120;
 constexpr int64_t kHidden2 = 84;
 
@@ -30,9 +30,9 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 void check_dataset(const runner::DatasetInfo& data) {
   if (data.sample_shape != std::vector<int64_t>{1, kImageSide, kImageSide})
-    throw runner::ConfigError("model lenet5 takes 1x28x28 samples; the dataset gives " +
-                                  shape_text(data.sample_shape),
-                              "use a 28x28 grey-scale dataset such as mnist");
+    throw runner::ConfigError(
+        "model lenet5 takes 1x28x28 samples; the dataset gives " + shape_text(data.sample_shape),
+        "use a 28x28 grey-scale dataset such as mnist");
   if (data.num_classes < 1)
     throw runner::ConfigError("model lenet5 needs a dataset with classes; this one declares " +
                               std::to_string(data.num_classes));
@@ -44,8 +44,7 @@ std::shared_ptr<const runner::Op> activation_op(const std::string& name,
   std::shared_ptr<const runner::Op> op = context.ops->get(name);
   if (op->arity() != 1)
     throw runner::ConfigError("[model] activation = \"" + name + "\" takes " +
-                                  std::to_string(op->arity()) +
-                                  " inputs; an activation takes one",
+                                  std::to_string(op->arity()) + " inputs; an activation takes one",
                               "choose an op of one input, such as relu");
   return op;
 }
@@ -95,11 +94,11 @@ torch::Tensor LeNet5::pool(const torch::Tensor& x) const {
 
 torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
   torch::Tensor x = pool(activate(conv1_->forward(inputs)));  // (N, 6, 14, 14)
-  x = pool(activate(conv2_->forward(x)));                      // (N, 16, 5, 5)
-  x = x.flatten(1);                                            // (N, 400)
-  x = activate(fc1_->forward(x));                              // (N, 120)
-  x = activate(fc2_->forward(x));                              // (N, 84)
-  return fc3_->forward(x);                                     // (N, num_classes)
+  x = pool(activate(conv2_->forward(x)));                     // (N, 16, 5, 5)
+  x = x.flatten(1);                                           // (N, 400)
+  x = activate(fc1_->forward(x));                             // (N, 120)
+  x = activate(fc2_->forward(x));                             // (N, 84)
+  return fc3_->forward(x);                                    // (N, num_classes)
 }
 
 double LeNet5::forward_flops_per_sample() const {

@@ -47,8 +47,7 @@ TEST_F(MnistCorruptFilesTest, WrongMagicNumber) {
   std::filesystem::path path = write(kTrainImagesStem, bytes);
   std::string message = load_error();
   EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "expected 2051, found " + std::to_string(0x12000803)))
-      << message;
+  EXPECT_TRUE(contains(message, "expected 2051, found " + std::to_string(0x12000803))) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, LabelsFileWhereImagesBelongHasTheWrongDimensionCount) {
@@ -93,8 +92,7 @@ TEST_F(MnistCorruptFilesTest, ImageAndLabelCountsDiffer) {
   write_set();
   std::filesystem::path labels = write(kTrainLabelsStem, labels_bytes(0, kTrainImages - 1));
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, (dir_ / kTrainImagesStem).string() + " holds 5 images"))
-      << message;
+  EXPECT_TRUE(contains(message, (dir_ / kTrainImagesStem).string() + " holds 5 images")) << message;
   EXPECT_TRUE(contains(message, labels.string() + " holds 4 labels")) << message;
 }
 

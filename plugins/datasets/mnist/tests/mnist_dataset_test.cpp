@@ -160,7 +160,7 @@ TEST_F(MnistFolderTest, RegistersMnistWithItsKeys) {
   EXPECT_EQ(mnist.kind, runner::Kind::dataset);
   EXPECT_EQ(mnist.name, "mnist");
   EXPECT_EQ(mnist.schema.names(), (std::vector<std::string>{"data_dir", "train_size", "test_size",
-                                                           "normalize", "class_names"}));
+                                                            "normalize", "class_names"}));
   EXPECT_FALSE(mnist.schema.find("data_dir")->default_value.has_value());
   EXPECT_EQ(mnist.schema.find("train_size")->min, 0.0);
 

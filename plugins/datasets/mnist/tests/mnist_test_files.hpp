@@ -46,8 +46,7 @@ inline std::vector<uint8_t> idx_bytes(uint32_t magic, const std::vector<uint32_t
   return out;
 }
 
-inline std::vector<uint8_t> images_bytes(int first, int count, int rows = kSide,
-                                         int cols = kSide) {
+inline std::vector<uint8_t> images_bytes(int first, int count, int rows = kSide, int cols = kSide) {
   std::vector<uint8_t> data;
   for (int i = first; i < first + count; ++i)
     for (int r = 0; r < rows; ++r)
@@ -66,9 +65,9 @@ inline std::vector<uint8_t> gzip(const std::vector<uint8_t>& bytes) {
   std::vector<uint8_t> out(size);
   z_stream stream{};
   // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
-  EXPECT_EQ(deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                         Z_DEFAULT_STRATEGY),
-            Z_OK);
+  EXPECT_EQ(
+      deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
+      Z_OK);
   stream.next_in = const_cast<uint8_t*>(bytes.data());
   stream.avail_in = static_cast<uInt>(bytes.size());
   stream.next_out = out.data();
@@ -81,7 +80,8 @@ inline std::vector<uint8_t> gzip(const std::vector<uint8_t>& bytes) {
 
 inline void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
 }
 

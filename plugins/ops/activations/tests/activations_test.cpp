@@ -47,8 +47,8 @@ TEST_F(ActivationsTest, RegistersEveryBuiltInAsAnOpOfOneInput) {
     EXPECT_EQ(c.kind, runner::Kind::op) << c.name;
     names.push_back(c.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"relu", "tanh", "sigmoid", "silu", "leaky_relu",
-                                             "elu", "identity"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"relu", "tanh", "sigmoid", "silu", "leaky_relu", "elu",
+                                             "identity"}));
   for (const std::string& name : names) EXPECT_EQ(make(name)->arity(), 1) << name;
 }
 
@@ -81,11 +81,10 @@ TEST_F(ActivationsTest, EluUsesTheAlphaKey) {
 }
 
 TEST_F(ActivationsTest, DefaultsAreDeclaredInTheSchema) {
-  EXPECT_EQ(std::get<double>(*component(plugin_, "leaky_relu").schema.find("negative_slope")
-                                  ->default_value),
+  EXPECT_EQ(std::get<double>(
+                *component(plugin_, "leaky_relu").schema.find("negative_slope")->default_value),
             0.01);
-  EXPECT_EQ(std::get<double>(*component(plugin_, "elu").schema.find("alpha")->default_value),
-            1.0);
+  EXPECT_EQ(std::get<double>(*component(plugin_, "elu").schema.find("alpha")->default_value), 1.0);
   EXPECT_TRUE(component(plugin_, "relu").schema.keys().empty());
 }
 

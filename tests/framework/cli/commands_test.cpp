@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+#include "runner/version.hpp"
+
+namespace runner::testing {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  Output o = run_runner("--version");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_TRUE(contains(o.out, RUNNER_VERSION)) << o.out;
+}
+
+TEST(Cli, PluginsListsKindNameVersionDescriptionAndLibrary) {
+  Output o = run_runner("plugins");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  for (const char* part : {"dataset/mnist", "model/lenet5", "strategy/single", "op/relu",
+                           "lib/runner/plugins/lenet5.so", "1.0.0"})
+    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+}
+
+TEST(Cli, DescribePrintsEveryKeyWithTypeAndDefault) {
+  Output o = run_runner("describe model/lenet5");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(contains(o.out, "activation")) << o.out;
+  EXPECT_TRUE(contains(o.out, "\"relu\"")) << o.out;
+  EXPECT_TRUE(contains(o.out, "pool")) << o.out;
+  Output host = run_runner("describe optimizer");
+  EXPECT_TRUE(contains(host.out, "nesterov")) << host.out;
+}
+
+TEST(Cli, DescribeAnUnknownComponentSuggestsTheClosest) {
+  Output o = run_runner("describe model/lenett5");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_TRUE(contains(o.err, "did you mean 'lenet5'")) << o.err;
+  EXPECT_EQ(run_runner("describe lenet5").exit_code, 2);
+  EXPECT_EQ(run_runner("describe widget/lenet5").exit_code, 2);
+}
+
+TEST(Cli, DryRunPrintsResolvedRunsAndTrainsNothing) {
+  std::string dir = scratch_dir("dry_run");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5", "[sweep]\n\"train.batch_size\" = [8, 16]\n"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(contains(o.out, "2 run(s)")) << o.out;
+  EXPECT_TRUE(contains(o.out, "train.batch_size=16")) << o.out;
+  EXPECT_TRUE(contains(o.out, "batch_size = 8")) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5"));
+}
+
+TEST(Cli, SetOverridesAKeyTypedBySchema) {
+  std::string dir = scratch_dir("set");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " -q --set train.epochs=3 " +
+                        "--set dataset.train_size=64 " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "") << "--quiet prints nothing";
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].epochs.size(), 3u);
+  EXPECT_EQ(runs[0].steps.size(), 3u * 2);
+}
+
+TEST(Cli, ReportPrintsTheTableAndWritesCsv) {
+  std::string dir = scratch_dir("report");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5", "[sweep]\n\"optimizer.lr\" = [0.01, 0.1]\n"));
+  ASSERT_EQ(run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code, 0);
+  Output table = run_runner("report " + dir + "/r.h5");
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  for (const char* column : {"optimizer.lr", "status", "time", "peak mem", "test acc", "0.01"})
+    EXPECT_TRUE(contains(table.out, column)) << column << " missing from\n" << table.out;
+  Output csv = run_runner("report " + dir + "/r.h5 --csv " + dir + "/t.csv");
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  std::string text = read_file(dir + "/t.csv");
+  EXPECT_EQ(text.rfind("run,optimizer.lr,status", 0), 0u) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+}
+
+TEST(Cli, PluginFoldersComeFromTheEnvironmentAndTheExperiment) {
+  std::string dir = scratch_dir("plugin_sources");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  EXPECT_EQ(run_runner("-q " + dir + "/exp.toml", "RUNNER_PLUGIN_PATH=" + fixture_plugins())
+                .exit_code,
+            0);
+  std::string text = blobs_experiment(dir + "/r2.h5");
+  text.insert(text.find("results"), "plugin_path = [\"" + fixture_plugins() + "\"]\n");
+  write_file(dir + "/exp2.toml", text);
+  Output o = run_runner("-q " + dir + "/exp2.toml");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+}  // namespace
+}  // namespace runner::testing

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// One error line, at most one hint line: never a stack trace.
+void expect_short_error(const Output& o) {
+  EXPECT_TRUE(contains(o.err, "runner: error: ")) << o.err;
+  EXPECT_LE(std::count(o.err.begin(), o.err.end(), '\n'), 2) << o.err;
+}
+
+TEST(CliErrors, AnUnknownKeyIsExitTwoWithItsPlace) {
+  std::string dir = scratch_dir("unknown_key");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5", "batch_sise = 3\n"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 2);
+  expect_short_error(o);
+  EXPECT_TRUE(contains(o.err, dir + "/exp.toml:11:1")) << o.err;
+  EXPECT_TRUE(contains(o.err, "did you mean 'batch_size'")) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5")) << "nothing ran";
+}
+
+TEST(CliErrors, BadCommandLinesAreExitTwo) {
+  EXPECT_EQ(run_runner("/no/such/experiment.toml").exit_code, 2);
+  EXPECT_EQ(run_runner("--no-such-flag x.toml").exit_code, 2);
+  EXPECT_EQ(run_runner("").exit_code, 2);
+  Output o = run_runner("--plugin-path /no/such/folder plugins");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_TRUE(contains(o.err, "/no/such/folder")) << o.err;
+  std::string dir = scratch_dir("bad_set");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  Output set = run_runner("--plugin-path " + fixture_plugins() + " --set train.epochs=many " +
+                          dir + "/exp.toml");
+  EXPECT_EQ(set.exit_code, 2);
+  EXPECT_TRUE(contains(set.err, "train.epochs")) << set.err;
+}
+
+TEST(CliErrors, AFileThatIsNotAPluginIsExitThree) {
+  std::string dir = scratch_dir("not_plugin");
+  write_file(dir + "/broken.so", "not a library");
+  Output o = run_runner("--plugin-path " + dir + " plugins");
+  EXPECT_EQ(o.exit_code, 3);
+  expect_short_error(o);
+  EXPECT_TRUE(contains(o.err, dir + "/broken.so")) << o.err;
+}
+
+TEST(CliErrors, AVersionMismatchIsExitThree) {
+  Output o = run_runner("--plugin-path " RUNNER_BINARY_DIR "/tests/fixtures/wrong_torch plugins");
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_TRUE(contains(o.err, "LibTorch 0.4.1")) << o.err;
+}
+
+TEST(CliErrors, MissingDataIsExitFourNamingTheFiles) {
+  std::string dir = scratch_dir("missing_data");
+  std::string text = fashion_slice_experiment(dir + "/r.h5");
+  text.replace(text.find(kFashionMnist), kFashionMnist.size(), dir + "/nothing_here");
+  write_file(dir + "/exp.toml", text);
+  Output o = run_runner(dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 4);
+  EXPECT_TRUE(contains(o.err, "train-images-idx3-ubyte")) << o.err;
+  EXPECT_TRUE(contains(o.err, dir + "/nothing_here")) << o.err;
+}
+
+TEST(CliErrors, ANanLossIsExitFiveAndTheRunIsRecordedFailed) {
+  std::string dir = scratch_dir("nan");
+  std::string text = blobs_experiment(dir + "/r.h5");
+  text.replace(text.find("name = \"linear_probe\""), 21, "name = \"linear_probe\"\npoison_at_step = 3");
+  write_file(dir + "/exp.toml", text);
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 5);
+  expect_short_error(o);
+  EXPECT_TRUE(contains(o.err, "loss became nan at step 3")) << o.err;
+  Output report = run_runner("report " + dir + "/r.h5");
+  EXPECT_TRUE(contains(report.out, "failed")) << report.out;
+}
+
+TEST(CliErrors, ASweepWithAFailedRunIsExitSix) {
+  std::string dir = scratch_dir("sweep_fail");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5", "[sweep]\n\"model.poison_at_step\" = [0, 2]\n"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 6) << o.err;
+  EXPECT_TRUE(contains(o.out, "completed")) << o.out;
+  EXPECT_TRUE(contains(o.out, "failed")) << o.out;
+}
+
+}  // namespace
+}  // namespace runner::testing

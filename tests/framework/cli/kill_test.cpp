@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+pid_t start_runner(const std::string& args, const std::string& out) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::string command = "exec " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + out + " 2>&1";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+bool wait_for_text(const std::string& path, const std::string& text, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_file(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
+  std::string dir = scratch_dir("sigkill");
+  std::string text = blobs_experiment(dir + "/r.h5", "epochs = 1000\n");
+  text.replace(text.find("epochs = 1\n"), 11, "");
+  text.replace(text.find("name = \"blobs\"\n[model]"), 15, "name = \"blobs\"\ntrain_size = 4000\n");
+  write_file(dir + "/exp.toml", text);
+  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml",
+                           dir + "/out");
+  bool reached = wait_for_text(dir + "/out", "epoch 3/1000", std::chrono::seconds(120));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(reached) << read_file(dir + "/out");
+  EXPECT_TRUE(WIFSIGNALED(status));
+
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::running) << "killed, never finished";
+  ASSERT_GE(runs[0].epochs.size(), 3u);
+  EXPECT_EQ(runs[0].epochs[2].epoch, 3);
+  EXPECT_GT(runs[0].epochs[2].test_accuracy, 0.0);
+  EXPECT_GE(runs[0].steps.size(), 3u * 125);
+}
+
+}  // namespace
+}  // namespace runner::testing

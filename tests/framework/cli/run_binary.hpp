@@ -1,0 +1,32 @@
+// Runs the runner binary as a user would and captures what it printed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace runner::testing {
+
+struct Output {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` are passed through the shell unquoted: keep them simple.
+Output run_runner(const std::string& args, const std::string& environment = "");
+
+// A fresh folder for one test.
+std::string scratch_dir(const std::string& name);
+void write_file(const std::string& path, const std::string& text);
+std::string read_file(const std::string& path);
+
+inline const std::string kFashionMnist = "/usr/share/datasets/fashion-mnist";
+bool have_fashion_mnist();
+
+// A small LeNet-5 run on a slice of Fashion-MNIST, results in `results`.
+std::string fashion_slice_experiment(const std::string& results, int epochs = 1);
+// The good fixture's blobs experiment (pass --plugin-path fixture_plugins()).
+std::string blobs_experiment(const std::string& results, const std::string& extra = "");
+std::string fixture_plugins();
+
+}  // namespace runner::testing

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "engine/trainer.hpp"
+#include "engine_fixtures.hpp"
+
+namespace runner::engine {
+namespace {
+
+using runner::testing::blobs_experiment;
+using runner::testing::fixture_registry;
+using runner::testing::MemoryWriter;
+
+struct Trained {
+  MemoryWriter writer;
+  results::Summary summary;
+};
+
+std::unique_ptr<Trained> train(const plugin_host::Registry& registry, const std::string& text) {
+  auto experiment = config::parse_experiment(text, "test.toml", {}, registry);
+  std::ostringstream out;
+  Console console(out, true, false);
+  auto trained = std::make_unique<Trained>();
+  trained->summary = train_run(experiment.runs.at(0), registry, console, trained->writer);
+  return trained;
+}
+
+TEST(Trainer, LearnsBlobsAndRecordsEveryEpochAndStep) {
+  auto registry = fixture_registry();
+  auto t = train(registry, blobs_experiment());
+  ASSERT_EQ(t->writer.epochs.size(), 2u);
+  EXPECT_EQ(t->writer.steps.size(), 2u * 8);  // 256 / 32 steps per epoch
+  EXPECT_EQ(t->writer.steps.back().step, 16);
+  EXPECT_GT(t->summary.final_test_accuracy, 0.8);  // chance: 0.25
+  EXPECT_LT(t->writer.epochs[1].train_loss, t->writer.epochs[0].train_loss);
+  EXPECT_EQ(t->summary.per_class_accuracy.size(), 4u);
+  EXPECT_EQ(t->summary.class_names[3], "blob3");
+  EXPECT_EQ(t->summary.parameters, 4 * 4 + 4);
+  EXPECT_DOUBLE_EQ(t->summary.flops_per_sample, 3.0 * 2 * 16);
+  EXPECT_GT(t->writer.epochs[0].peak_memory_bytes, 0);
+  EXPECT_GT(t->writer.epochs[0].samples_per_s, 0);
+}
+
+TEST(Trainer, TheSameSeedGivesABitIdenticalLossSequence) {
+  auto registry = fixture_registry();
+  auto a = train(registry, blobs_experiment());
+  auto b = train(registry, blobs_experiment());
+  ASSERT_EQ(a->writer.steps.size(), b->writer.steps.size());
+  for (size_t i = 0; i < a->writer.steps.size(); ++i)
+    EXPECT_EQ(a->writer.steps[i].loss, b->writer.steps[i].loss) << "step " << i + 1;
+  auto other_seed = train(registry, blobs_experiment("[sweep]\n\"experiment.seed\" = [6]\n"));
+  EXPECT_NE(a->writer.steps[3].loss, other_seed->writer.steps[3].loss);
+}
+
+TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
+  auto registry = fixture_registry();
+  auto experiment = config::parse_experiment(
+      blobs_experiment("[sweep]\n\"model.poison_at_step\" = [11]\n"), "t.toml", {}, registry);
+  std::ostringstream out;
+  Console console(out, true, false);
+  MemoryWriter writer;
+  try {
+    train_run(experiment.runs.at(0), registry, console, writer);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 5);
+    EXPECT_NE(std::string(e.what()).find("loss became nan at step 11 (epoch 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(writer.epochs.size(), 1u);
+}
+
+TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {
+  auto registry = fixture_registry();
+  auto t = train(registry, blobs_experiment("max_steps_per_epoch = 3\n"
+                                            "[schedule]\nname = \"step\"\ngamma = 0.5\n"));
+  ASSERT_EQ(t->writer.steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(t->writer.steps[0].learning_rate, 0.1);
+  EXPECT_DOUBLE_EQ(t->writer.steps[3].learning_rate, 0.05);
+}
+
+}  // namespace
+}  // namespace runner::engine

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Installs a runner build to a fresh prefix, builds the example plugin against that prefix as
+# an author would (find_package(Runner), runner_add_plugin), then lists, describes and trains
+# it with the installed runner. Exit 77 (skipped) without Fashion-MNIST.
+#   out_of_tree_plugin.sh CMAKE BUILD_DIR EXAMPLE_DIR WORK_DIR
+set -eu
+cmake=$1 build=$2 example=$3 work=$4
+data=/usr/share/datasets/fashion-mnist
+
+if [ ! -d "$data" ]; then
+  echo "SKIP: no Fashion-MNIST in $data (Debian package dataset-fashion-mnist)"
+  exit 77
+fi
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Only the folders named here may hold plugins, so a stray one cannot clash with these.
+unset RUNNER_PLUGIN_PATH
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+plugins=$work/build/plugins
+runner=$prefix/bin/runner
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log"
+[ -x "$runner" ] || fail "no $runner after the install"
+[ -f "$prefix/lib/cmake/Runner/RunnerConfig.cmake" ] || fail "no RunnerConfig.cmake installed"
+
+echo "== configure and build $example"
+"$cmake" -S "$example" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix"
+"$cmake" --build "$work/build"
+[ -f "$plugins/tiny_mlp.so" ] || fail "the build made no $plugins/tiny_mlp.so"
+[ ! -e "$prefix/lib/runner/plugins/tiny_mlp.so" ] || fail "the plugin build installed into the prefix"
+
+echo "== runner plugins --plugin-path $plugins"
+"$runner" plugins --plugin-path "$plugins" | tee "$work/plugins.txt"
+grep -q "^model/tiny_mlp .*$plugins/tiny_mlp.so\$" "$work/plugins.txt" ||
+  fail "runner plugins does not list model/tiny_mlp from $plugins"
+grep -q "^dataset/mnist .*$prefix/lib/runner/plugins/mnist.so\$" "$work/plugins.txt" ||
+  fail "runner plugins does not list the installed dataset/mnist"
+
+echo "== runner describe model/tiny_mlp"
+"$runner" describe model/tiny_mlp --plugin-path "$plugins" | tee "$work/describe.txt"
+grep -q "^  hidden " "$work/describe.txt" || fail "describe does not list the key hidden"
+
+echo "== runner --plugin-path $plugins $example/tiny_mlp.toml"
+# From the work folder: the experiment's relative results path lands there.
+cd "$work"
+"$runner" --plugin-path "$plugins" "$example/tiny_mlp.toml"
+[ -f "$work/results/tiny_mlp.h5" ] || fail "no results file $work/results/tiny_mlp.h5"
+echo "PASS"
