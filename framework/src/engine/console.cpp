@@ -4,16 +4,12 @@
 
 #include <cmath>
 
+#include "report/cells.hpp"
+
 namespace runner::engine {
 
-std::string format_duration(double seconds) {
-  if (seconds < 60) return fmt::format("{:.1f} s", seconds);
-  auto total = static_cast<int64_t>(std::llround(seconds));
-  if (total < 3600) return fmt::format("{} m {:02} s", total / 60, total % 60);
-  return fmt::format("{} h {:02} m", total / 3600, (total % 3600) / 60);
-}
-
-std::string format_bytes(double bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+using report::format_duration;
+using report::format_mebibytes;
 
 void Console::line(const std::string& text) {
   if (quiet_) return;
@@ -52,7 +48,7 @@ void Console::epoch_done(const results::EpochRecord& e, int64_t epochs) {
       "{:.0f} samples/s  peak {}",
       e.epoch, epochs, e.train_loss, 100 * e.train_accuracy, e.test_loss, 100 * e.test_accuracy,
       format_duration(e.duration_s), format_duration(e.data_wait_s), e.samples_per_s,
-      format_bytes(e.peak_memory_bytes)));
+      format_mebibytes(e.peak_memory_bytes)));
 }
 
 void Console::run_finished(const results::Summary& s) {

@@ -34,7 +34,4 @@ class Console {
   bool progress_shown_ = false;
 };
 
-std::string format_duration(double seconds);
-std::string format_bytes(double bytes);
-
 }  // namespace runner::engine

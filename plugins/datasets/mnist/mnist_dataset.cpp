@@ -28,11 +28,6 @@ PixelScale standardizing_scale(const torch::Tensor& images) {
   return {mean, std > 0 ? std : 1};
 }
 
-torch::Tensor to_inputs(const torch::Tensor& images, const PixelScale& pixels) {
-  // (N, rows, cols) uint8 -> (N, 1, rows, cols) float32
-  return images.unsqueeze(1).to(torch::kFloat32).sub_(pixels.offset).div_(pixels.scale);
-}
-
 RawSplit first_samples(const RawSplit& split, int64_t count, const std::string& key,
                        const std::filesystem::path& images_file) {
   int64_t available = split.images.size(0);
@@ -42,7 +37,7 @@ RawSplit first_samples(const RawSplit& split, int64_t count, const std::string& 
         "[dataset] " + key + " = " + std::to_string(count) + " is more than the " +
             std::to_string(available) + " samples of " + images_file.string(),
         "set " + key + " to at most " + std::to_string(available) + ", or 0 for all");
-  return {split.images.narrow(0, 0, count), split.labels.narrow(0, 0, count).clone()};
+  return {split.images.narrow(0, 0, count).clone(), split.labels.narrow(0, 0, count).clone()};
 }
 
 void check_same_image_size(const RawSplit& train, const RawSplit& test, const MnistFiles& files) {
@@ -106,8 +101,10 @@ MnistDataset::MnistDataset(const MnistOptions& options) {
   PixelScale pixels = options.normalize ? standardizing_scale(train.images) : PixelScale{};
   train = first_samples(train, options.train_size, "train_size", files.train.images);
   test = first_samples(test, options.test_size, "test_size", files.test.images);
-  train_ = {to_inputs(train.images, pixels), train.labels};
-  test_ = {to_inputs(test.images, pixels), test.labels};
+  train_ = {train.images, train.labels};
+  test_ = {test.images, test.labels};
+  pixel_offset_ = pixels.offset;
+  pixel_scale_ = pixels.scale;
   info_.sample_shape = {1, train.images.size(1), train.images.size(2)};
   info_.num_classes = kNumClasses;
   info_.class_names = options.class_names.empty() ? digit_names() : options.class_names;
@@ -117,7 +114,9 @@ int64_t MnistDataset::size(runner::Split split) const { return tensors(split).la
 
 runner::Batch MnistDataset::get_batch(runner::Split split, const torch::Tensor& indices) const {
   const SplitTensors& data = tensors(split);
-  return {data.images.index_select(0, indices), data.labels.index_select(0, indices)};
+  // (B, rows, cols) uint8 -> (B, 1, rows, cols) float32
+  torch::Tensor images = data.images.index_select(0, indices).unsqueeze(1).to(torch::kFloat32);
+  return {images.sub_(pixel_offset_).div_(pixel_scale_), data.labels.index_select(0, indices)};
 }
 
 const MnistDataset::SplitTensors& MnistDataset::tensors(runner::Split split) const {

@@ -1,5 +1,5 @@
 // Dataset "mnist": an MNIST-format set (MNIST, Fashion-MNIST, ...) from its four IDX files,
-// each split converted once to float tensors in memory.
+// each split kept in memory as bytes (47 MB for 70k images) and converted per batch.
 #pragma once
 
 #include <runner/dataset.hpp>
@@ -35,13 +35,15 @@ class MnistDataset : public runner::Dataset {
 
  private:
   struct SplitTensors {
-    torch::Tensor images;  // (N, 1, rows, cols) float32
+    torch::Tensor images;  // (N, rows, cols) uint8
     torch::Tensor labels;  // (N) int64
   };
   const SplitTensors& tensors(runner::Split split) const;
 
   SplitTensors train_;
   SplitTensors test_;
+  double pixel_offset_ = 0;  // model input = (pixel byte - offset) / scale
+  double pixel_scale_ = 255;
   runner::DatasetInfo info_;
 };
 

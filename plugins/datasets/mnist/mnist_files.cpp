@@ -12,8 +12,8 @@ namespace mnist {
 namespace {
 
 const char* const kMissingHint =
-    "data_dir must hold the four IDX files of an MNIST-format set: get MNIST's from an MNIST "
-    "mirror (e.g. https://ossci-datasets.s3.amazonaws.com/mnist/), or install Debian's "
+    "data_dir must hold the four IDX files of an MNIST-format set: put MNIST's there (from any "
+    "MNIST mirror), or install Debian's "
     "dataset-fashion-mnist package for Fashion-MNIST (data_dir = "
     "\"/usr/share/datasets/fashion-mnist\")";
 

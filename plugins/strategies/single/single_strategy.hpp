@@ -14,6 +14,7 @@ class SingleStrategy : public Strategy {
 
  private:
   std::shared_ptr<Model> model_;
+  std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 

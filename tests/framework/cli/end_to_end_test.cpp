@@ -41,6 +41,9 @@ TEST(EndToEnd, LeNetTrainsOnASliceOfFashionMnistAndRecordsTheRun) {
   ASSERT_EQ(both.size(), 2u) << "a second run appends";
   EXPECT_EQ(both[0].header.run_id, both[1].header.run_id) << "same config, same id";
   EXPECT_NE(both[0].group, both[1].group);
+  ASSERT_EQ(both[0].steps.size(), both[1].steps.size());
+  for (size_t i = 0; i < both[0].steps.size(); ++i)
+    ASSERT_EQ(both[0].steps[i].loss, both[1].steps[i].loss) << "bit-identical, step " << i + 1;
 }
 
 TEST(EndToEnd, H5dumpReadsTheResultsFile) {

@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "engine/console.hpp"
+
+namespace runner::engine {
+namespace {
+
+TEST(Console, ATerminalGetsAProgressBarWithEtaThatEpochLinesReplace) {
+  std::ostringstream out;
+  Console console(out, false, true);
+  console.progress(1, 2, 25, 100, 0.5, 10.0);
+  EXPECT_NE(out.str().find("[#######......................."), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("ETA 30.0 s"), std::string::npos) << out.str();
+  console.line("epoch 1/2 ...");
+  EXPECT_NE(out.str().find("\r\033[2Kepoch 1/2 ...\n"), std::string::npos) << out.str();
+}
+
+TEST(Console, APipeGetsNoProgressAndQuietGetsNothing) {
+  std::ostringstream piped, quiet;
+  Console(piped, false, false).progress(1, 2, 25, 100, 0.5, 10.0);
+  EXPECT_EQ(piped.str(), "");
+  Console q(quiet, true, true);
+  q.progress(1, 2, 25, 100, 0.5, 10.0);
+  q.line("epoch");
+  EXPECT_EQ(quiet.str(), "");
+}
+
+}  // namespace
+}  // namespace runner::engine
