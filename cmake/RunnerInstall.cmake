@@ -13,8 +13,8 @@ set_target_properties(runner_sdk PROPERTIES EXPORT_NAME sdk)
 install(TARGETS runner_sdk EXPORT RunnerTargets)
 install(EXPORT RunnerTargets NAMESPACE Runner:: DESTINATION ${RUNNER_CONFIG_INSTALL_DIR})
 
-# The config looks first for the LibTorch this runner was built with: the host refuses a
-# plugin built against another one.
+# The config records Torch_DIR and looks there for LibTorch first: the host refuses a plugin
+# built against another LibTorch than its own.
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/RunnerConfig.cmake.in
   ${PROJECT_BINARY_DIR}/RunnerConfig.cmake
   INSTALL_DESTINATION ${RUNNER_CONFIG_INSTALL_DIR}
