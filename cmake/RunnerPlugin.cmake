@@ -31,3 +31,21 @@ function(runner_add_plugin name)
     set_property(GLOBAL APPEND PROPERTY RUNNER_INSTALLED_PLUGINS ${target})
   endif()
 endfunction()
+
+# runner_add_plugin_library(TARGET SOURCES a.cpp [LIBRARIES x])
+#
+# A static library of a plugin's classes, compiled as the plugin is (hidden symbols, the
+# shared precompiled header in this tree), so its tests can link the classes directly while
+# the plugin itself links the library and only registers.
+function(runner_add_plugin_library target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC Runner::sdk ${ARG_LIBRARIES})
+  set_target_properties(${target} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  if(TARGET runner_pch)
+    target_precompile_headers(${target} REUSE_FROM runner_pch)
+  endif()
+endfunction()

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/interrupt.hpp"
 #include "engine/system.hpp"
 #include "engine/trainer.hpp"
 #include "plugin_host/call_plugin.hpp"
@@ -88,7 +89,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   for (const auto& record : results::read_runs(path)) groups_before.insert(record.group);
   int failed = 0, last_exit = 0;
   const size_t total = experiment.runs.size();
-  for (size_t i = 0; i < total; ++i) {
+  install_interrupt_handlers();
+  for (size_t i = 0; i < total && !interrupt_signal(); ++i) {
     const auto& run = experiment.runs[i];
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
@@ -101,6 +103,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     if (!groups_before.count(record.group)) groups_now.insert(record.group);
   print_comparison(path, groups_now, console);
   console.line("results: " + path);
+  if (interrupt_signal()) return 128 + interrupt_signal();
   if (failed == 0) return 0;
   return total == 1 ? last_exit : kSweepFailedExitCode;
 }

@@ -83,9 +83,8 @@ double peak_memory_bytes(const torch::Device& device) {
 #if RUNNER_WITH_CUDA
   if (device.is_cuda()) {
     auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    return static_cast<double>(
-        stats.allocated_bytes[static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
-            .peak);
+    // Index 0 is StatType::AGGREGATE, whose namespace moved between LibTorch 1.13 and 2.x.
+    return static_cast<double>(stats.allocated_bytes[0].peak);
   }
 #endif
   (void)device;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "engine/interrupt.hpp"
 #include "engine/metrics.hpp"
 #include "engine/optimizers.hpp"
 #include "engine/sampler.hpp"
@@ -66,6 +67,7 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
   batches.resize(static_cast<size_t>(s.steps_per_epoch));
   const auto start = Clock::now();
   for (size_t i = 0; i < batches.size(); ++i) {
+    stop_if_interrupted();
     const auto step_start = Clock::now();
     Batch batch = load_batch(s, Split::train, batches[i]);
     const auto loaded = Clock::now();

@@ -31,12 +31,18 @@ bool wait_for_text(const std::string& path, const std::string& text, std::chrono
   return false;
 }
 
-TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
-  std::string dir = scratch_dir("sigkill");
+// A blobs run of 1000 epochs: long enough to be stopped in the middle.
+std::string long_experiment(const std::string& dir) {
   std::string text = blobs_experiment(dir + "/r.h5", "epochs = 1000\n");
   text.replace(text.find("epochs = 1\n"), 11, "");
   text.replace(text.find("name = \"blobs\"\n[model]"), 15, "name = \"blobs\"\ntrain_size = 4000\n");
   write_file(dir + "/exp.toml", text);
+  return dir + "/exp.toml";
+}
+
+TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
+  std::string dir = scratch_dir("sigkill");
+  long_experiment(dir);
   pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml",
                            dir + "/out");
   bool reached = wait_for_text(dir + "/out", "epoch 3/1000", std::chrono::seconds(120));
@@ -53,6 +59,24 @@ TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
   EXPECT_EQ(runs[0].epochs[2].epoch, 3);
   EXPECT_GT(runs[0].epochs[2].test_accuracy, 0.0);
   EXPECT_GE(runs[0].steps.size(), 3u * 125);
+}
+
+TEST(Kill, CtrlCRecordsTheRunAsInterruptedAndExitsWith130) {
+  std::string dir = scratch_dir("sigint");
+  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + long_experiment(dir),
+                           dir + "/out");
+  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(reached) << read_file(dir + "/out");
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(dir + "/out");
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::failed);
+  EXPECT_EQ(runs[0].error, "interrupted by signal 2");
+  EXPECT_GE(runs[0].epochs.size(), 2u);
 }
 
 }  // namespace

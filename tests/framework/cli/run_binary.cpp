@@ -1,6 +1,7 @@
 #include "run_binary.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,8 +26,9 @@ std::string read_file(const std::string& path) {
 }
 
 Output run_runner(const std::string& args, const std::string& environment) {
+  // Test processes run in parallel: the pid keeps their output folders apart.
   static int counter = 0;
-  std::string dir = scratch_dir("output_" + std::to_string(++counter));
+  std::string dir = scratch_dir("output_" + std::to_string(getpid()) + "_" + std::to_string(++counter));
   std::string command = environment + " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir +
                         "/out 2>" + dir + "/err </dev/null";
   int status = std::system(command.c_str());
