@@ -20,7 +20,7 @@ StepResult SingleStrategy::train_step(const Batch& batch) {
 }
 
 StepResult SingleStrategy::eval_step(const Batch& batch) {
-  torch::NoGradGuard no_grad;
+  c10::InferenceMode inference;
   torch::Tensor outputs = model_->forward(batch.inputs);
   return {model_->loss(outputs, batch.targets), outputs};
 }
