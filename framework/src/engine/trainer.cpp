@@ -10,6 +10,7 @@
 #include "engine/optimizers.hpp"
 #include "engine/sampler.hpp"
 #include "engine/system.hpp"
+#include "plugin_host/call_plugin.hpp"
 #include "plugin_host/op_library.hpp"
 
 namespace runner::engine {
@@ -39,10 +40,32 @@ struct Session {
   double train_compute_s = 0;
   int64_t train_samples = 0;
   std::vector<double> last_per_class;  // of the latest test pass
+  std::string step_components;         // the plugins a step runs, for error messages
 };
 
+// Runs plugin code of a step: a LibTorch or other exception becomes one line naming the
+// plugins involved; runner errors pass as they are.
+template <typename F>
+auto in_plugin_code(const Session& s, const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginError(what + " failed: " + plugin_host::one_line(e), s.step_components);
+  }
+}
+
+std::string component_text(const plugin_host::Registry& registry, Kind kind,
+                           const std::string& name) {
+  const plugin_host::Registered* r = registry.find(kind, name);
+  return std::string(kind_name(kind)) + " '" + name + "'" +
+         (r ? " (" + r->library->path() + ")" : "");
+}
+
 Batch load_batch(Session& s, Split split, const torch::Tensor& indices) {
-  Batch batch = s.dataset->get_batch(split, indices);
+  Batch batch = in_plugin_code(s, std::string("reading a ") + split_name(split) + " batch",
+                               [&] { return s.dataset->get_batch(split, indices); });
   batch.inputs = batch.inputs.to(s.device, /*non_blocking=*/true);
   batch.targets = batch.targets.to(s.device, /*non_blocking=*/true);
   return batch;
@@ -73,7 +96,8 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
     const auto loaded = Clock::now();
     const double lr = s.schedule->at(s.global_step);
     s.strategy->set_learning_rate(lr);
-    StepResult result = s.strategy->train_step(batch);
+    StepResult result = in_plugin_code(s, "training step " + std::to_string(s.global_step + 1),
+                                       [&] { return s.strategy->train_step(batch); });
     pass.metrics.add(result.loss, result.outputs, batch.targets, false);
     ++s.global_step;
     const bool check = s.device.is_cpu() || (i + 1) % s.log_every == 0;
@@ -98,7 +122,7 @@ PassMetrics test_epoch(Session& s, double& data_wait_s) {
     const auto start = Clock::now();
     Batch b = load_batch(s, Split::test, indices);
     data_wait_s += seconds_since(start);
-    StepResult result = s.strategy->eval_step(b);
+    StepResult result = in_plugin_code(s, "test step", [&] { return s.strategy->eval_step(b); });
     metrics.add(result.loss, result.outputs, b.targets, true);
   }
   return metrics;
@@ -117,6 +141,9 @@ void build(Session& s, const plugin_host::Registry& registry) {
   s.model = registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
   s.model->to(s.device);
   s.strategy = registry.make_strategy(s.run.strategy);
+  s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
+                      component_text(registry, Kind::model, s.run.model.name) + ", " +
+                      component_text(registry, Kind::strategy, s.run.strategy.name);
   s.strategy->setup(StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed});
   s.epochs = train.get_int("epochs");
   s.batch_size = train.get_int("batch_size");

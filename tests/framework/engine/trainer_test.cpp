@@ -70,6 +70,26 @@ TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
   EXPECT_EQ(writer.epochs.size(), 1u);
 }
 
+TEST(Trainer, AnExceptionInAStepIsOneLineNamingThePlugins) {
+  auto registry = fixture_registry();
+  auto experiment = config::parse_experiment(
+      blobs_experiment("[sweep]\n\"model.fail_at_step\" = [2]\n"), "t.toml", {}, registry);
+  std::ostringstream out;
+  Console console(out, true, false);
+  MemoryWriter writer;
+  try {
+    train_run(experiment.runs.at(0), registry, console, writer);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string message = e.what();
+    EXPECT_EQ(e.exit_code(), 3);
+    EXPECT_EQ(message.rfind("training step 2 failed: ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(e.hint().find("model 'linear_probe' ("), std::string::npos) << e.hint();
+    EXPECT_NE(e.hint().find("strategy 'single' ("), std::string::npos) << e.hint();
+  }
+}
+
 TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {
   auto registry = fixture_registry();
   auto t = train(registry, blobs_experiment("max_steps_per_epoch = 3\n"
