@@ -105,9 +105,8 @@ TEST(Registry, ObjectsOutliveTheRegistryThatMadeThem) {
     registry.load_directories({fixture_dir("good")});
     dataset = registry.make_dataset(component("blobs", blobs_options()), DatasetContext{3});
     RegistryOpLibrary ops(registry, {});
-    Options probe("model");
-    probe.set("poison_at_step", int64_t{0});
-    probe.set("activation", std::string("fixture_identity"));
+    Options probe =
+        default_options(registry.get(Kind::model, "linear_probe").component->schema, "model");
     model = registry.make_model(component("linear_probe", probe),
                                 ModelContext{dataset->info(), &ops});
   }
