@@ -19,11 +19,16 @@ int run(const plugin_host::Registry& registry, const std::string& text, std::str
   return code;
 }
 
+// The blobs experiment with `sweep`, writing its results to `file`.
+std::string sweep_into(const std::string& file, const std::string& sweep) {
+  std::string text = blobs_experiment("[sweep]\n" + sweep + "\n");
+  return text.insert(text.find("seed"), "results = \"" + file + "\"\n");
+}
+
 TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
   auto registry = fixture_registry();
   std::string file = temp_path("sweep.h5"), printed;
-  std::string text = blobs_experiment("[sweep]\n\"train.batch_size\" = [16, 64]\n");
-  text.insert(text.find("seed"), "results = \"" + file + "\"\n");
+  std::string text = sweep_into(file, "\"train.batch_size\" = [16, 64]");
   EXPECT_EQ(run(registry, text, printed), 0) << printed;
   auto runs = results::read_runs(file);
   ASSERT_EQ(runs.size(), 2u);
@@ -39,8 +44,7 @@ TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
 TEST(ExperimentRunner, AFailedRunIsRecordedAndTheSweepGoesOn) {
   auto registry = fixture_registry();
   std::string file = temp_path("failing.h5"), printed;
-  std::string text = blobs_experiment("[sweep]\n\"model.poison_at_step\" = [2, 0]\n");
-  text.insert(text.find("seed"), "results = \"" + file + "\"\n");
+  std::string text = sweep_into(file, "\"model.poison_at_step\" = [2, 0]");
   EXPECT_EQ(run(registry, text, printed), 6) << printed;
   auto runs = results::read_runs(file);
   ASSERT_EQ(runs.size(), 2u);
@@ -52,8 +56,7 @@ TEST(ExperimentRunner, AFailedRunIsRecordedAndTheSweepGoesOn) {
 TEST(ExperimentRunner, ASingleFailedRunExitsWithItsErrorClass) {
   auto registry = fixture_registry();
   std::string file = temp_path("single_fail.h5"), printed;
-  std::string text = blobs_experiment("[sweep]\n\"model.poison_at_step\" = [1]\n");
-  text.insert(text.find("seed"), "results = \"" + file + "\"\n");
+  std::string text = sweep_into(file, "\"model.poison_at_step\" = [1]");
   EXPECT_EQ(run(registry, text, printed), 5) << printed;
   EXPECT_NE(printed.find("runner: error: loss became nan"), std::string::npos) << printed;
 }
