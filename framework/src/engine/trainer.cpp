@@ -88,6 +88,7 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
   auto order = epoch_permutation(s.dataset->size(Split::train), s.seed, epoch);
   auto batches = batches_of(order, s.batch_size);
   batches.resize(static_cast<size_t>(s.steps_per_epoch));
+  std::vector<torch::Tensor> losses;  // on the device: read in one go at the end of the epoch
   const auto start = Clock::now();
   for (size_t i = 0; i < batches.size(); ++i) {
     stop_if_interrupted();
@@ -99,9 +100,10 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
     StepResult result = in_plugin_code(s, "training step " + std::to_string(s.global_step + 1),
                                        [&] { return s.strategy->train_step(batch); });
     pass.metrics.add(result.loss, result.outputs, batch.targets, false);
+    losses.push_back(result.loss);
     ++s.global_step;
     const bool check = s.device.is_cpu() || (i + 1) % s.log_every == 0;
-    double loss = check ? result.loss.item<double>() : NAN;
+    double loss = check ? result.loss.item<double>() : NAN;  // filled in after the epoch
     if (check) check_finite(loss, s, epoch);
     pass.steps.push_back({s.global_step, loss, lr, seconds_since(step_start)});
     pass.data_wait_s += std::chrono::duration<double>(loaded - step_start).count();
@@ -110,6 +112,11 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
       s.console.progress(epoch, s.epochs, static_cast<int64_t>(i + 1), s.steps_per_epoch,
                          check ? loss : pass.metrics.mean_loss(), seconds_since(start));
   }
+  // A GPU step's loss is only read at log points, so that steps do not wait for the device.
+  if (losses.empty()) return pass;
+  auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64).contiguous();
+  const double* value = values.data_ptr<double>();
+  for (size_t i = 0; i < pass.steps.size(); ++i) pass.steps[i].loss = value[i];
   return pass;
 }
 
