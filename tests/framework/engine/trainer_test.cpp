@@ -51,43 +51,40 @@ TEST(Trainer, TheSameSeedGivesABitIdenticalLossSequence) {
   EXPECT_NE(a->writer.steps[3].loss, other_seed->writer.steps[3].loss);
 }
 
-TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
+// Trains the blobs experiment with `sweep` (one point) and returns the error it must end with.
+Error failure_of(const std::string& sweep, MemoryWriter& writer) {
   auto registry = fixture_registry();
-  auto experiment = config::parse_experiment(
-      blobs_experiment("[sweep]\n\"model.poison_at_step\" = [11]\n"), "t.toml", {}, registry);
+  auto experiment =
+      config::parse_experiment(blobs_experiment("[sweep]\n" + sweep + "\n"), "t.toml", {}, registry);
   std::ostringstream out;
   Console console(out, true, false);
-  MemoryWriter writer;
   try {
     train_run(experiment.runs.at(0), registry, console, writer);
-    FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 5);
-    EXPECT_NE(std::string(e.what()).find("loss became nan at step 11 (epoch 2)"),
-              std::string::npos)
-        << e.what();
+    return e;
   }
+  ADD_FAILURE() << "no error with " << sweep;
+  return RunError("no error");
+}
+
+TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
+  MemoryWriter writer;
+  Error e = failure_of("\"model.poison_at_step\" = [11]", writer);
+  EXPECT_EQ(e.exit_code(), 5);
+  EXPECT_NE(std::string(e.what()).find("loss became nan at step 11 (epoch 2)"), std::string::npos)
+      << e.what();
   EXPECT_EQ(writer.epochs.size(), 1u);
 }
 
 TEST(Trainer, AnExceptionInAStepIsOneLineNamingThePlugins) {
-  auto registry = fixture_registry();
-  auto experiment = config::parse_experiment(
-      blobs_experiment("[sweep]\n\"model.fail_at_step\" = [2]\n"), "t.toml", {}, registry);
-  std::ostringstream out;
-  Console console(out, true, false);
   MemoryWriter writer;
-  try {
-    train_run(experiment.runs.at(0), registry, console, writer);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    std::string message = e.what();
-    EXPECT_EQ(e.exit_code(), 3);
-    EXPECT_EQ(message.rfind("training step 2 failed: ", 0), 0u) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    EXPECT_NE(e.hint().find("model 'linear_probe' ("), std::string::npos) << e.hint();
-    EXPECT_NE(e.hint().find("strategy 'single' ("), std::string::npos) << e.hint();
-  }
+  Error e = failure_of("\"model.fail_at_step\" = [2]", writer);
+  std::string message = e.what();
+  EXPECT_EQ(e.exit_code(), 3);
+  EXPECT_EQ(message.rfind("training step 2 failed: ", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_NE(e.hint().find("model 'linear_probe' ("), std::string::npos) << e.hint();
+  EXPECT_NE(e.hint().find("strategy 'single' ("), std::string::npos) << e.hint();
 }
 
 TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {
