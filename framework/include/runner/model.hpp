@@ -14,6 +14,13 @@ struct ModelContext {
   const OpLibrary* ops = nullptr;
 };
 
+// What a model would be, worked out from its options without building it, so that
+// `runner --dry-run` can size a model too large to allocate here.
+struct ModelEstimate {
+  int64_t parameters = 0;
+  double forward_flops_per_sample = 0;
+};
+
 class Model : public torch::nn::Module {
  public:
   virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;

@@ -29,6 +29,7 @@ namespace runner {
 using DatasetFactory =
     std::function<std::shared_ptr<Dataset>(const Options&, const DatasetContext&)>;
 using ModelFactory = std::function<std::shared_ptr<Model>(const Options&, const ModelContext&)>;
+using ModelEstimator = std::function<ModelEstimate(const Options&, const ModelContext&)>;
 using OpFactory = std::function<std::shared_ptr<Op>(const Options&)>;
 using StrategyFactory = std::function<std::shared_ptr<Strategy>(const Options&)>;
 
@@ -43,6 +44,9 @@ struct Component {
   ModelFactory make_model;
   OpFactory make_op;
   StrategyFactory make_strategy;
+  // Optional, models only: sizes the model without allocating it. Without one, the host
+  // builds the model to count its parameters.
+  ModelEstimator estimate_model;
 };
 
 class PluginBuilder {
@@ -54,9 +58,10 @@ class PluginBuilder {
     components_.push_back(std::move(c));
   }
   void add_model(std::string name, std::string version, std::string description, Schema schema,
-                 ModelFactory factory) {
+                 ModelFactory factory, ModelEstimator estimator = {}) {
     Component c = make(Kind::model, name, version, description, schema);
     c.make_model = std::move(factory);
+    c.estimate_model = std::move(estimator);
     components_.push_back(std::move(c));
   }
   void add_op(std::string name, std::string version, std::string description, Schema schema,

@@ -26,6 +26,12 @@ struct ComponentConfig {
   Options options;   // its keys, defaults filled in (without "name")
 };
 
+// One table of [[dataset.augment]]: a batch transform of the host's and its keys.
+struct AugmentConfig {
+  std::string name;  // "random_affine", "normalize", ...
+  Options options;   // its keys, defaults filled in (without "name")
+};
+
 struct RunConfig {
   std::string id;     // stable: a hash of the resolved config, 12 hex digits
   std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
@@ -35,6 +41,7 @@ struct RunConfig {
   Options optimizer;   // [optimizer]
   Options schedule;    // [schedule]
   ComponentConfig dataset;
+  std::vector<AugmentConfig> augment;      // [[dataset.augment]], in file order
   ComponentConfig model;
   ComponentConfig strategy;                // name defaults to "single"
   std::map<std::string, Options> ops;      // [ops.NAME], for every op named there
