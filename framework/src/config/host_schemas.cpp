@@ -39,6 +39,12 @@ const Schema& train_schema() {
            {"cpu", "cuda", "auto"});
     s.integer("threads", 0, "Intra-op CPU threads per rank; 0: the number of cores", 0);
     s.text("precision", "fp32", "Numeric precision of parameters and activations", {"fp32"});
+    s.integer("num_workers", 0,
+              "Loader threads that read and augment the next batches while a step computes; "
+              "0: batches are made between steps",
+              0, 64);
+    s.integer("prefetch", 2, "Batches each loader thread may prepare ahead", 1, 64);
+    s.flag("pin_memory", true, "CUDA: stage batches in page-locked memory for asynchronous copies");
     s.integer("log_every", 50, "Training steps between progress updates", 1);
     s.integer("max_steps_per_epoch", 0, "Stop an epoch after this many steps; 0: no limit", 0);
     s.flag("deterministic", false, "Use deterministic algorithms only (slower, reproducible)");

@@ -18,6 +18,9 @@ std::string trimmed(const std::string& text) {
 }
 
 DottedKey override_key(const std::string& key_text, const std::string& where) {
+  if (is_augment_key(key_text))
+    fail(where, "augmentation lists cannot be set with --set",
+         "edit the [[dataset.augment]] tables in the file");
   std::optional<DottedKey> key = split_dotted_key(key_text);
   if (!key) fail(where, "'" + key_text + "' is not a dotted key section.key", kOverrideHint);
   if (key->section == "sweep")

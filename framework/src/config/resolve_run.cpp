@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "config/error_text.hpp"
+#include "config/resolve_augment.hpp"
 #include "config/sections.hpp"
 #include "config/validate.hpp"
 
@@ -79,11 +80,20 @@ Options resolve_op(const std::string& section, const RawSection& raw, const Sche
   return validate_section(section, raw, component_schema(Kind::op, op, raw.where, schemas));
 }
 
+// [[dataset.augment]] belongs to the host, so the dataset's schema never sees it.
+std::vector<AugmentConfig> take_dataset_augment(RawSections& sections, const std::string& file) {
+  auto dataset = sections.find("dataset");
+  return dataset == sections.end() ? std::vector<AugmentConfig>{}
+                                   : take_augment(dataset->second, file);
+}
+
 }  // namespace
 
-RunConfig resolve_run(const RawSections& sections, const std::string& file,
+RunConfig resolve_run(const RawSections& given, const std::string& file,
                       const SchemaSource& schemas) {
+  RawSections sections = given;
   RunConfig run;
+  run.augment = take_dataset_augment(sections, file);
   run.experiment = resolve_host_section(sections, "experiment", file);
   run.train = resolve_host_section(sections, "train", file);
   run.optimizer = resolve_host_section(sections, "optimizer", file);

@@ -18,11 +18,18 @@ std::string toml_key(const std::string& key) {
   return bare ? key : detail::quoted(key);
 }
 
+// `header` with its brackets: "[train]", "[[dataset.augment]]".
 void write_table(std::string& out, const std::string& header, const TableView& table) {
-  out += (out.empty() ? "[" : "\n[") + header + "]\n";
+  out += (out.empty() ? "" : "\n") + header + "\n";
   if (table.component) out += "name = " + value_to_string(Value(*table.component)) + "\n";
   for (const auto& [key, value] : table.options->values())
     out += toml_key(key) + " = " + value_to_string(value) + "\n";
+}
+
+// In file order, right after [dataset]: their order is part of the config.
+void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) {
+  for (const auto& transform : augment)
+    write_table(out, "[[dataset.augment]]", {&transform.name, &transform.options});
 }
 
 }  // namespace
@@ -39,7 +46,10 @@ std::string resolved_toml(const RunConfig& run) {
   };
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
-  for (const auto& [header, table] : tables) write_table(out, header, table);
+  for (const auto& [header, table] : tables) {
+    write_table(out, "[" + header + "]", table);
+    if (header == "dataset") write_augment(out, run.augment);
+  }
   return out;
 }
 

@@ -34,6 +34,13 @@ const std::vector<std::string>& known_sections() {
   return sections;
 }
 
+bool is_augment_key(const std::string& dotted) {
+  const std::string augment = "dataset.augment";
+  return dotted.rfind(augment, 0) == 0 &&
+         (dotted.size() == augment.size() || dotted[augment.size()] == '.' ||
+          dotted[augment.size()] == '[');
+}
+
 bool is_op_section(const std::string& section) {
   return section.rfind("ops.", 0) == 0 && section.size() > 4;
 }

@@ -27,6 +27,10 @@ bool is_settings_section(const std::string& section);
 // The host's schema of experiment, train, optimizer or schedule; nullptr for the others.
 const Schema* host_schema(const std::string& section);
 
+// "dataset.augment" and the keys under it ("dataset.augment.degrees", "dataset.augment[0]"):
+// a list of tables, which neither --set nor [sweep] can change.
+bool is_augment_key(const std::string& dotted);
+
 // "ops.gelu" is the section of op "gelu".
 bool is_op_section(const std::string& section);
 std::string op_of_section(const std::string& section);

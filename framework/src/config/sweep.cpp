@@ -25,6 +25,9 @@ bool is_experiment_wide(const std::string& dotted) {
 }
 
 void check_axis_key(const SweepAxis& axis) {
+  if (is_augment_key(axis.key))
+    fail(axis.where, "[sweep] " + axis.key + ": augmentation lists cannot be swept",
+         "write one experiment file per list of [[dataset.augment]] tables");
   std::optional<DottedKey> key = split_dotted_key(axis.key);
   if (!key)
     fail(axis.where, "[sweep] " + axis.key + " is not a dotted key section.key", kSweepHint);

@@ -44,7 +44,8 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(
       train_schema().names(),
       (std::vector<std::string>{"epochs", "batch_size", "test_batch_size", "device", "threads",
-                                "precision", "log_every", "max_steps_per_epoch", "deterministic"}));
+                                "precision", "num_workers", "prefetch", "pin_memory", "log_every",
+                                "max_steps_per_epoch", "deterministic"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",
                                       "eps"}));

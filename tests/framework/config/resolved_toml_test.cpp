@@ -57,7 +57,10 @@ const std::string kMinimalResolved =
     "epochs = 1\n"
     "log_every = 50\n"
     "max_steps_per_epoch = 0\n"
+    "num_workers = 0\n"
+    "pin_memory = true\n"
     "precision = \"fp32\"\n"
+    "prefetch = 2\n"
     "test_batch_size = 1000\n"
     "threads = 0\n";
 
