@@ -1,0 +1,42 @@
+// The six files of the CIFAR-10 binary version and the checks that make them two splits.
+// Each file is a sequence of 3073-byte records: one label byte, then 1024 red, 1024 green and
+// 1024 blue bytes, each plane a row-major 32x32 image.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace cifar10 {
+
+constexpr int64_t kNumClasses = 10;
+constexpr int64_t kChannels = 3;
+constexpr int64_t kSide = 32;
+constexpr int64_t kPixelBytes = kChannels * kSide * kSide;  // 3072
+constexpr int64_t kRecordBytes = 1 + kPixelBytes;           // 3073
+
+// The folder the official tarball extracts to.
+inline const char* const kTarballFolder = "cifar-10-batches-bin";
+
+struct CifarFiles {
+  std::vector<std::filesystem::path> train;  // data_batch_1.bin .. data_batch_5.bin
+  std::vector<std::filesystem::path> test;   // test_batch.bin
+};
+
+// The six files in `data_dir`, or else in `data_dir`/cifar-10-batches-bin. Throws one
+// runner::DataError listing every missing file and the folders searched.
+CifarFiles find_cifar_files(const std::filesystem::path& data_dir);
+
+struct RawSplit {
+  torch::Tensor images;  // (N, 3, 32, 32) uint8
+  torch::Tensor labels;  // (N) int64, each in [0, kNumClasses)
+};
+
+// The records of `files`, one file after another. Throws a runner::DataError naming the file
+// when one cannot be read, is empty, is not a whole number of records, or holds a label that is
+// not a class id.
+RawSplit load_split(const std::vector<std::filesystem::path>& files);
+
+}  // namespace cifar10
