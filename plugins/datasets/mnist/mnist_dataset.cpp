@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "download.hpp"
 #include "mnist_files.hpp"
 
 namespace mnist {
@@ -73,6 +74,8 @@ MnistOptions MnistOptions::from(const runner::Options& options) {
                                   std::to_string(kNumClasses) + " classes",
                               "name every class in label order, or leave class_names empty "
                               "for \"0\"..\"9\"");
+  parsed.download = options.get_bool("download");
+  parsed.source = download_source_from(options);
   return parsed;
 }
 
@@ -90,10 +93,12 @@ runner::Schema mnist_schema() {
                               runner::Value(std::vector<std::string>{}),
                               "names of the 10 classes in label order (empty: \"0\"..\"9\")"};
   schema.add(class_names);
+  add_download_keys(schema);
   return schema;
 }
 
 MnistDataset::MnistDataset(const MnistOptions& options) {
+  if (options.download) download_missing_files(options.data_dir, options.source);
   MnistFiles files = find_mnist_files(options.data_dir);
   RawSplit train = load_split(files.train);
   RawSplit test = load_split(files.test);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "download_options.hpp"
+
 namespace mnist {
 
 struct MnistOptions {
@@ -18,8 +20,11 @@ struct MnistOptions {
   int64_t test_size = 0;   // first N test samples; 0: all
   bool normalize = true;
   std::vector<std::string> class_names;  // empty: "0".."9"
+  bool download = false;                 // fetch the files data_dir lacks from source
+  DownloadSource source;
 
-  // Throws a runner::ConfigError when class_names does not name every class.
+  // Throws a runner::ConfigError when class_names does not name every class, or mirrors or
+  // md5 is malformed.
   static MnistOptions from(const runner::Options& options);
 };
 

@@ -12,20 +12,9 @@ namespace mnist {
 namespace {
 
 const char* const kMissingHint =
-    "data_dir must hold the four IDX files of an MNIST-format set: put MNIST's there (from any "
-    "MNIST mirror), or install Debian's "
-    "dataset-fashion-mnist package for Fashion-MNIST (data_dir = "
-    "\"/usr/share/datasets/fashion-mnist\")";
-
-// The file as <stem> or <stem>.gz, or nothing when neither exists.
-std::optional<std::filesystem::path> find_file(const std::filesystem::path& dir,
-                                               const std::string& stem) {
-  for (const std::string& name : {stem, stem + ".gz"}) {
-    std::filesystem::path path = dir / name;
-    if (std::filesystem::is_regular_file(path)) return path;
-  }
-  return std::nullopt;
-}
+    "data_dir must hold the four IDX files of an MNIST-format set: set download = true to fetch "
+    "MNIST's into it, put them there by hand, or install Debian's dataset-fashion-mnist package "
+    "for Fashion-MNIST (data_dir = \"/usr/share/datasets/fashion-mnist\")";
 
 std::string join(const std::vector<std::string>& names) {
   std::string text;
@@ -62,17 +51,24 @@ void check_class_ids(const torch::Tensor& labels, const std::filesystem::path& p
 
 }  // namespace
 
+std::optional<std::filesystem::path> find_mnist_file(const std::filesystem::path& dir,
+                                                     const std::string& stem) {
+  for (const std::string& name : {stem, stem + ".gz"}) {
+    std::filesystem::path path = dir / name;
+    if (std::filesystem::is_regular_file(path)) return path;
+  }
+  return std::nullopt;
+}
+
 MnistFiles find_mnist_files(const std::filesystem::path& dir) {
-  const std::string stems[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
   std::filesystem::path found[4];
   std::vector<std::string> missing;
-  for (int i = 0; i < 4; ++i) {
-    std::optional<std::filesystem::path> path = find_file(dir, stems[i]);
+  for (size_t i = 0; i < kMnistStems.size(); ++i) {
+    std::optional<std::filesystem::path> path = find_mnist_file(dir, kMnistStems[i]);
     if (path)
       found[i] = *path;
     else
-      missing.push_back(stems[i] + "[.gz]");
+      missing.push_back(kMnistStems[i] + "[.gz]");
   }
   if (!missing.empty()) {
     std::string where = std::filesystem::is_directory(dir)

@@ -3,11 +3,23 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace mnist {
 
 constexpr int64_t kNumClasses = 10;
+
+// The names of the four files without ".gz": train images, train labels, test images, test labels.
+inline const std::array<std::string, 4> kMnistStems = {
+    "train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte"};
+
+// The file as <stem> or <stem>.gz in `dir`, or nothing when neither exists.
+std::optional<std::filesystem::path> find_mnist_file(const std::filesystem::path& dir,
+                                                     const std::string& stem);
 
 struct SplitFiles {
   std::filesystem::path images;

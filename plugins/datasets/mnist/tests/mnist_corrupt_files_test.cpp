@@ -37,6 +37,7 @@ TEST_F(MnistCorruptFilesTest, MissingFolderListsAllFourFilesAndHintsWhereToGetTh
     for (const char* stem : {kTrainImagesStem, kTrainLabelsStem, kTestImagesStem, kTestLabelsStem})
       EXPECT_TRUE(contains(message, stem)) << message;
     EXPECT_TRUE(contains(e.hint(), "dataset-fashion-mnist")) << e.hint();
+    EXPECT_TRUE(contains(e.hint(), "download = true")) << e.hint();
   }
 }
 

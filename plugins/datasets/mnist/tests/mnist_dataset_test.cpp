@@ -4,46 +4,13 @@
 
 #include <cmath>
 
+#include "mnist_expected_set.hpp"
 #include "mnist_test_files.hpp"
 
 namespace mnist::testing {
 namespace {
 
 using runner::Split;
-
-// (N, 1, 28, 28): pixel bytes of images first..first+count, as float.
-torch::Tensor expected_bytes(int first, int count) {
-  torch::Tensor out = torch::empty({count, 1, kSide, kSide});
-  auto a = out.accessor<float, 4>();
-  for (int i = 0; i < count; ++i)
-    for (int r = 0; r < kSide; ++r)
-      for (int c = 0; c < kSide; ++c) a[i][0][r][c] = pixel(first + i, r, c);
-  return out;
-}
-
-torch::Tensor expected_labels(int first, int count) {
-  std::vector<int64_t> labels;
-  for (int i = first; i < first + count; ++i) labels.push_back(label(i));
-  return torch::tensor(labels, torch::kInt64);
-}
-
-torch::Tensor all_indices(const runner::Dataset& data, Split split) {
-  return torch::arange(data.size(split), torch::kInt64);
-}
-
-void expect_unnormalized_set(const MnistDataset& data) {
-  ASSERT_EQ(data.size(Split::train), kTrainImages);
-  ASSERT_EQ(data.size(Split::test), kTestImages);
-  runner::Batch train = data.get_batch(Split::train, all_indices(data, Split::train));
-  runner::Batch test = data.get_batch(Split::test, all_indices(data, Split::test));
-  EXPECT_EQ(train.inputs.sizes(), torch::IntArrayRef({kTrainImages, 1, kSide, kSide}));
-  EXPECT_EQ(train.inputs.dtype(), torch::kFloat32);
-  EXPECT_EQ(train.targets.dtype(), torch::kInt64);
-  EXPECT_TRUE(torch::allclose(train.inputs, expected_bytes(0, kTrainImages) / 255));
-  EXPECT_TRUE(torch::allclose(test.inputs, expected_bytes(kTrainImages, kTestImages) / 255));
-  EXPECT_TRUE(torch::equal(train.targets, expected_labels(0, kTrainImages)));
-  EXPECT_TRUE(torch::equal(test.targets, expected_labels(kTrainImages, kTestImages)));
-}
 
 TEST_F(MnistFolderTest, LoadsPlainFiles) {
   write_set(false);
@@ -142,15 +109,6 @@ TEST_F(MnistFolderTest, AcceptsAnyImageSize) {
             torch::IntArrayRef({2, 1, 32, 20}));
 }
 
-runner::Options defaults_with_dir(const std::filesystem::path& dir) {
-  runner::Options options("dataset");
-  const runner::Schema schema = mnist_schema();
-  for (const runner::KeySpec& key : schema.keys())
-    if (key.default_value) options.set(key.name, *key.default_value);
-  options.set("data_dir", dir.string());
-  return options;
-}
-
 TEST_F(MnistFolderTest, RegistersMnistWithItsKeys) {
   write_set();
   runner::PluginBuilder plugin;
@@ -159,12 +117,14 @@ TEST_F(MnistFolderTest, RegistersMnistWithItsKeys) {
   const runner::Component& mnist = plugin.components()[0];
   EXPECT_EQ(mnist.kind, runner::Kind::dataset);
   EXPECT_EQ(mnist.name, "mnist");
-  EXPECT_EQ(mnist.schema.names(), (std::vector<std::string>{"data_dir", "train_size", "test_size",
-                                                            "normalize", "class_names"}));
+  EXPECT_EQ(mnist.schema.names(),
+            (std::vector<std::string>{"data_dir", "train_size", "test_size", "normalize",
+                                      "class_names", "download", "mirrors", "md5"}));
   EXPECT_FALSE(mnist.schema.find("data_dir")->default_value.has_value());
   EXPECT_EQ(mnist.schema.find("train_size")->min, 0.0);
+  EXPECT_EQ(std::get<bool>(*mnist.schema.find("download")->default_value), false);
 
-  runner::Options o = defaults_with_dir(dir_);
+  runner::Options o = default_options(dir_);
   std::vector<std::string> fashion = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                       "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
   o.set("class_names", fashion);
@@ -174,7 +134,7 @@ TEST_F(MnistFolderTest, RegistersMnistWithItsKeys) {
 }
 
 TEST_F(MnistFolderTest, ClassNamesMustNameEveryClass) {
-  runner::Options o = defaults_with_dir(dir_);
+  runner::Options o = default_options(dir_);
   o.set("class_names", std::vector<std::string>{"cat", "dog"});
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
   EXPECT_TRUE(contains(message, "class_names has 2 names")) << message;

@@ -101,6 +101,16 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// The [dataset] table a run would pass: every key at its default, data_dir = `dir`.
+inline runner::Options default_options(const std::filesystem::path& dir) {
+  runner::Options options("dataset");
+  const runner::Schema schema = mnist_schema();
+  for (const runner::KeySpec& key : schema.keys())
+    if (key.default_value) options.set(key.name, *key.default_value);
+  options.set("data_dir", dir.string());
+  return options;
+}
+
 // A fresh folder per test, removed afterwards.
 class MnistFolderTest : public ::testing::Test {
  protected:

@@ -1,0 +1,98 @@
+#include "http_fetch.hpp"
+
+#include <curl/curl.h>
+#include <runner/errors.hpp>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace mnist {
+namespace {
+
+// libcurl's global state, set up once per process before the first handle.
+void init_curl_once() {
+  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+  RUNNER_CHECK(code == CURLE_OK, curl_easy_strerror(code));
+}
+
+// The file being written, closed explicitly so that a failure to write it shows.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::filesystem::path& path)
+      : path_(path), file_(std::fopen(path.c_str(), "wb")) {
+    if (!file_)
+      throw runner::DataError(path_.string() + ": cannot create: " + std::strerror(errno),
+                              "data_dir must be a folder you can write to");
+  }
+  ~OutputFile() {
+    if (file_) std::fclose(file_);
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  FILE* get() const { return file_; }
+
+  // Synced before the caller renames it: a crash never leaves a renamed file without its bytes.
+  void close() {
+    bool written = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+    written = std::fclose(file_) == 0 && written;
+    file_ = nullptr;
+    if (!written) throw FetchError("cannot write " + path_.string() + ": " + std::strerror(errno));
+  }
+
+ private:
+  std::filesystem::path path_;
+  FILE* file_;
+};
+
+std::string failure_reason(CURL* curl, CURLcode code, const char* message) {
+  if (code == CURLE_HTTP_RETURNED_ERROR) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    return "HTTP " + std::to_string(status);
+  }
+  std::string detail = message[0] != '\0' ? message : curl_easy_strerror(code);
+  if (code == CURLE_OPERATION_TIMEDOUT) return "timeout (" + detail + ")";
+  long os_errno = 0;
+  curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+  // curl's own text for a refused connection does not say it was refused; errno does.
+  if (code == CURLE_COULDNT_CONNECT && os_errno != 0)
+    return std::string("cannot connect (") + std::strerror(static_cast<int>(os_errno)) + ")";
+  return detail;
+}
+
+void set_options(CURL* curl, const std::string& url, FILE* out, const FetchLimits& limits,
+                 char* message) {
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+  curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, limits.connect_timeout_s);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_s);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, limits.low_speed_time_s);
+  // Timeouts by signal are unsafe in a process with threads.
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "runner-mnist");
+}
+
+}  // namespace
+
+void http_fetch(const std::string& url, const std::filesystem::path& path,
+                const FetchLimits& limits) {
+  init_curl_once();
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), &curl_easy_cleanup);
+  RUNNER_CHECK(curl != nullptr, "curl_easy_init failed");
+  OutputFile out(path);
+  char message[CURL_ERROR_SIZE] = "";
+  set_options(curl.get(), url, out.get(), limits, message);
+  CURLcode code = curl_easy_perform(curl.get());
+  if (code != CURLE_OK) throw FetchError(failure_reason(curl.get(), code, message));
+  out.close();
+}
+
+}  // namespace mnist
