@@ -2,60 +2,88 @@
 
 #include <runner/errors.hpp>
 
-#include <vector>
+#include "image_model.hpp"
 
 namespace lenet5 {
 namespace {
 
 namespace nn = torch::nn;
+namespace support = model_support;
 
-constexpr int64_t kImageSide = 28;
-constexpr int64_t kKernel = 5;
-constexpr int64_t kConv1Padding = 2;
 constexpr int64_t kConv1Channels = 6;
 constexpr int64_t kConv2Channels = 16;
-constexpr int64_t kConv1Side = kImageSide + 2 * kConv1Padding - kKernel + 1;  // 28
-constexpr int64_t kConv2Side = kConv1Side / 2 - kKernel + 1;                  // 10, after a pool
-constexpr int64_t kFlatSide = kConv2Side / 2;                                 // 5, after a pool
-constexpr int64_t kFlatFeatures = kConv2Channels * kFlatSide * kFlatSide;     // 400
 constexpr int64_t kHidden1 = 120;
 constexpr int64_t kHidden2 = 84;
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  if (shape.empty()) return "no shape";
-  std::string text;
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
-  return text;
+struct ConvGeometry {
+  int64_t kernel;
+  int64_t padding;
+};
+
+struct VariantGeometry {
+  ConvGeometry conv1;
+  ConvGeometry conv2;
+};
+
+VariantGeometry geometry(Variant variant) {
+  if (variant == Variant::cifar) return {{3, 1}, {3, 1}};
+  return {{5, 2}, {5, 0}};
 }
 
-void check_dataset(const runner::DatasetInfo& data) {
-  if (data.sample_shape != std::vector<int64_t>{1, kImageSide, kImageSide})
-    throw runner::ConfigError(
-        "model lenet5 takes 1x28x28 samples; the dataset gives " + shape_text(data.sample_shape),
-        "use a 28x28 grey-scale dataset such as mnist");
-  if (data.num_classes < 1)
-    throw runner::ConfigError("model lenet5 needs a dataset with classes; this one declares " +
-                              std::to_string(data.num_classes));
+const char* variant_name(Variant variant) {
+  return variant == Variant::cifar ? "cifar" : "classic";
 }
 
-std::shared_ptr<const runner::Op> activation_op(const std::string& name,
-                                                const runner::ModelContext& context) {
-  RUNNER_CHECK(context.ops != nullptr, "the host gave lenet5 no op library");
-  std::shared_ptr<const runner::Op> op = context.ops->get(name);
-  if (op->arity() != 1)
-    throw runner::ConfigError("[model] activation = \"" + name + "\" takes " +
-                                  std::to_string(op->arity()) + " inputs; an activation takes one",
-                              "choose an op of one input, such as relu");
-  return op;
+int64_t conv_side(int64_t side, ConvGeometry conv) {
+  return side + 2 * conv.padding - conv.kernel + 1;
 }
 
-// Every weight of a conv is used once per output position (one multiply-add).
-double conv_multiply_adds(const nn::Conv2d& conv, int64_t output_side) {
-  return static_cast<double>(conv->weight.numel() * output_side * output_side);
+int64_t smallest_image_size(Variant variant) {
+  int64_t side = 1;
+  while (lenet5_sides(variant, side).flat < 1) ++side;
+  return side;
 }
 
-double linear_multiply_adds(const nn::Linear& linear) {
-  return static_cast<double>(linear->weight.numel());
+// A key that is set (not 0) must agree with the dataset. `what` says what the dataset's value
+// is: "3 channels".
+void require_key_matches(const std::string& key, int64_t value, int64_t dataset_value,
+                         const std::string& what, const runner::DatasetInfo& data) {
+  if (value == 0 || value == dataset_value) return;
+  throw runner::ConfigError(
+      "model lenet5: " + key + " = " + std::to_string(value) + " but the dataset's samples are " +
+          support::shape_text(data.sample_shape) + " (" + what + ")",
+      "set " + key + " = " + std::to_string(dataset_value) + ", or 0 to take it from the dataset");
+}
+
+std::string square_text(int64_t side) { return std::to_string(side) + "x" + std::to_string(side); }
+
+void require_fitting_size(Variant variant, const runner::DatasetInfo& data, int64_t side) {
+  if (side >= smallest_image_size(variant)) return;
+  throw runner::ConfigError(
+      "model lenet5 (variant " + std::string(variant_name(variant)) +
+          ") needs images of at least " + square_text(smallest_image_size(variant)) +
+          "; the dataset gives " + support::shape_text(data.sample_shape),
+      "the classic variant takes images of at least " +
+          square_text(smallest_image_size(Variant::classic)) + ", the cifar variant of at least " +
+          square_text(smallest_image_size(Variant::cifar)));
+}
+
+support::ImageShape check_dataset(const LeNet5Options& options, const runner::DatasetInfo& data) {
+  support::ImageShape image = support::require_images("lenet5", data);
+  require_key_matches("in_channels", options.in_channels, image.channels,
+                      std::to_string(image.channels) + " channels", data);
+  if (image.height != image.width)
+    throw runner::ConfigError("model lenet5 takes square images; the dataset gives " +
+                                  support::shape_text(data.sample_shape),
+                              "use a dataset of square images, or a model such as simple_conv");
+  require_key_matches("image_size", options.image_size, image.height,
+                      square_text(image.height) + " images", data);
+  require_fitting_size(options.variant, data, image.height);
+  return image;
+}
+
+nn::Conv2d make_conv(int64_t in, int64_t out, ConvGeometry conv) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, conv.kernel).padding(conv.padding));
 }
 
 }  // namespace
@@ -64,6 +92,9 @@ LeNet5Options LeNet5Options::from(const runner::Options& options) {
   LeNet5Options parsed;
   parsed.activation = options.get_string("activation");
   parsed.pool = options.get_string("pool") == "avg" ? Pool::avg : Pool::max;
+  parsed.variant = options.get_string("variant") == "cifar" ? Variant::cifar : Variant::classic;
+  parsed.in_channels = options.get_int("in_channels");
+  parsed.image_size = options.get_int("image_size");
   return parsed;
 }
 
@@ -72,18 +103,33 @@ runner::Schema lenet5_schema() {
   schema.text("activation", "relu",
               "name of the op applied after each conv and hidden linear layer");
   schema.text("pool", "max", "2x2 pooling after each conv", {"max", "avg"});
+  schema.text("variant", "classic",
+              "classic: 5x5 convs (padding 2, then none); cifar: 3x3 convs with padding 1",
+              {"classic", "cifar"});
+  schema.integer("in_channels", 0, "channels of the input images; 0: the dataset's", 0);
+  schema.integer("image_size", 0, "side of the square input images; 0: the dataset's", 0);
   return schema;
+}
+
+LeNet5Sides lenet5_sides(Variant variant, int64_t image_size) {
+  VariantGeometry g = geometry(variant);
+  LeNet5Sides sides;
+  sides.conv1 = conv_side(image_size, g.conv1);
+  sides.conv2 = conv_side(sides.conv1 / 2, g.conv2);  // after a pool
+  sides.flat = sides.conv2 / 2;                       // after a pool
+  return sides;
 }
 
 LeNet5::LeNet5(const LeNet5Options& options, const runner::ModelContext& context)
     : pool_(options.pool) {
-  check_dataset(context.data);
-  activation_ = activation_op(options.activation, context);
-  conv1_ = register_module(
-      "conv1", nn::Conv2d(nn::Conv2dOptions(1, kConv1Channels, kKernel).padding(kConv1Padding)));
-  conv2_ = register_module("conv2",
-                           nn::Conv2d(nn::Conv2dOptions(kConv1Channels, kConv2Channels, kKernel)));
-  fc1_ = register_module("fc1", nn::Linear(kFlatFeatures, kHidden1));
+  support::ImageShape image = check_dataset(options, context.data);
+  activation_ = support::activation_op(options.activation, context);
+  sides_ = lenet5_sides(options.variant, image.height);
+  VariantGeometry g = geometry(options.variant);
+  conv1_ = register_module("conv1", make_conv(image.channels, kConv1Channels, g.conv1));
+  conv2_ = register_module("conv2", make_conv(kConv1Channels, kConv2Channels, g.conv2));
+  int64_t flat_features = kConv2Channels * sides_.flat * sides_.flat;  // 400 for 28x28 classic
+  fc1_ = register_module("fc1", nn::Linear(flat_features, kHidden1));
   fc2_ = register_module("fc2", nn::Linear(kHidden1, kHidden2));
   fc3_ = register_module("fc3", nn::Linear(kHidden2, context.data.num_classes));
 }
@@ -92,6 +138,7 @@ torch::Tensor LeNet5::pool(const torch::Tensor& x) const {
   return pool_ == Pool::max ? torch::max_pool2d(x, 2) : torch::avg_pool2d(x, 2);
 }
 
+// The shapes in the comments are those of the classic variant on 1x28x28 images.
 torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
   torch::Tensor x = pool(activate(conv1_->forward(inputs)));  // (N, 6, 14, 14)
   x = pool(activate(conv2_->forward(x)));                     // (N, 16, 5, 5)
@@ -101,15 +148,19 @@ torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
   return fc3_->forward(x);                                    // (N, num_classes)
 }
 
+// 2 x the multiply-adds of the convs and linears (see image_model.hpp for what is counted).
 double LeNet5::forward_flops_per_sample() const {
-  double multiply_adds = conv_multiply_adds(conv1_, kConv1Side) +
-                         conv_multiply_adds(conv2_, kConv2Side) + linear_multiply_adds(fc1_) +
-                         linear_multiply_adds(fc2_) + linear_multiply_adds(fc3_);
+  double multiply_adds = support::conv_multiply_adds(conv1_, sides_.conv1, sides_.conv1) +
+                         support::conv_multiply_adds(conv2_, sides_.conv2, sides_.conv2) +
+                         support::linear_multiply_adds(fc1_) + support::linear_multiply_adds(fc2_) +
+                         support::linear_multiply_adds(fc3_);
   return 2 * multiply_adds;
 }
 
 void add_lenet5_model(runner::PluginBuilder& plugin) {
-  plugin.add_model("lenet5", "1.0.0", "LeNet-5 for 1x28x28 images; activation and pooling by key",
+  plugin.add_model("lenet5", "1.1.0",
+                   "LeNet-5 for square images, classic (5x5 convs) or cifar (3x3) variant; "
+                   "activation and pooling by key",
                    lenet5_schema(),
                    [](const runner::Options& options, const runner::ModelContext& context) {
                      return std::make_shared<LeNet5>(LeNet5Options::from(options), context);

@@ -1,5 +1,6 @@
-// Model "lenet5": LeNet-5 (LeCun et al., 1998) for 1x28x28 images. Its activation is an op
-// looked up by name, so an op plugin changes the model without touching it.
+// Model "lenet5": LeNet-5 (LeCun et al., 1998) for square images of any channels: the classic
+// 5x5 convs (1x28x28 MNIST as in the paper) or the CIFAR variant's 3x3 convs. Its activation
+// is an op looked up by name, so an op plugin changes the model without touching it.
 #pragma once
 
 #include <runner/model.hpp>
@@ -13,22 +14,39 @@ namespace lenet5 {
 
 enum class Pool { max, avg };
 
+// classic: conv 5x5 padding 2, conv 5x5; cifar: conv 3x3 padding 1, twice.
+enum class Variant { classic, cifar };
+
 struct LeNet5Options {
   std::string activation = "relu";  // an op name
   Pool pool = Pool::max;
+  Variant variant = Variant::classic;
+  int64_t in_channels = 0;  // 0: the dataset's; else it must be the dataset's
+  int64_t image_size = 0;   // 0: the dataset's; else it must be the dataset's
 
   static LeNet5Options from(const runner::Options& options);
 };
 
 runner::Schema lenet5_schema();
 
+// The sides of the feature maps for an image of `image_size`: after each conv, and after the
+// second pool (what is flattened).
+struct LeNet5Sides {
+  int64_t conv1 = 0;
+  int64_t conv2 = 0;
+  int64_t flat = 0;
+};
+LeNet5Sides lenet5_sides(Variant variant, int64_t image_size);
+
 class LeNet5 : public runner::Model {
  public:
-  // Throws a runner::ConfigError when the dataset's samples are not 1x28x28 or the activation
-  // op takes more than one input; the op library throws one when it has no such op.
+  // Throws a runner::ConfigError when the dataset's samples are not square images large
+  // enough for the variant, when in_channels or image_size are set and differ from the
+  // dataset's, or when the activation op takes more than one input; the op library throws
+  // one when it has no such op.
   LeNet5(const LeNet5Options& options, const runner::ModelContext& context);
 
-  // (N, 1, 28, 28) -> (N, num_classes) logits
+  // (N, C, S, S) -> (N, num_classes) logits
   torch::Tensor forward(const torch::Tensor& inputs) override;
   double forward_flops_per_sample() const override;
 
@@ -38,6 +56,7 @@ class LeNet5 : public runner::Model {
 
   std::shared_ptr<const runner::Op> activation_;
   Pool pool_;
+  LeNet5Sides sides_;
   torch::nn::Conv2d conv1_{nullptr};
   torch::nn::Conv2d conv2_{nullptr};
   torch::nn::Linear fc1_{nullptr};

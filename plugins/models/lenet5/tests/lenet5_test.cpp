@@ -1,71 +1,19 @@
-// LeNet-5: output shape, parameter count and FLOPs against formulas written from the
-// architecture, the activation taken from the op library by name, and the shape check.
+// LeNet-5, classic variant on 1x28x28: output shape, parameter count and FLOPs against
+// formulas written from the architecture, the activation taken from the op library by name,
+// the keys. lenet5_variants_test.cpp covers other image sizes and the cifar variant.
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 
-#include <functional>
-#include <map>
-
 #include "lenet5.hpp"
+#include "model_testing.hpp"
 
 namespace lenet5 {
 namespace {
 
-// An op that applies `function` and counts its calls.
-class CountingOp : public runner::Op {
- public:
-  explicit CountingOp(std::function<torch::Tensor(const torch::Tensor&)> function)
-      : function_(std::move(function)) {}
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
-    ++calls;
-    return function_(inputs.at(0));
-  }
-  mutable int calls = 0;
+using model_testing::FakeOpLibrary;
 
- private:
-  std::function<torch::Tensor(const torch::Tensor&)> function_;
-};
-
-class AddOp : public runner::Op {
- public:
-  int arity() const override { return 2; }
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
-    return inputs.at(0) + inputs.at(1);
-  }
-};
-
-// A stand-in for the host's library: "relu", "recorder" (tanh) and "add"; any other name is
-// a ConfigError, as the host's library does.
-class FakeOpLibrary : public runner::OpLibrary {
- public:
-  FakeOpLibrary() {
-    ops_["relu"] = relu;
-    ops_["recorder"] = recorder;
-    ops_["add"] = std::make_shared<AddOp>();
-  }
-  std::shared_ptr<const runner::Op> get(const std::string& name) const override {
-    auto it = ops_.find(name);
-    if (it == ops_.end()) throw runner::ConfigError("no op named '" + name + "'");
-    return it->second;
-  }
-  std::vector<std::string> names() const override { return {"add", "recorder", "relu"}; }
-
-  std::shared_ptr<CountingOp> relu =
-      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::relu(x); });
-  std::shared_ptr<CountingOp> recorder =
-      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::tanh(x); });
-
- private:
-  std::map<std::string, std::shared_ptr<const runner::Op>> ops_;
-};
-
-runner::ModelContext context(const FakeOpLibrary& ops, int64_t classes = 10,
-                             std::vector<int64_t> shape = {1, 28, 28}) {
-  runner::ModelContext c;
-  c.data.sample_shape = std::move(shape);
-  c.data.num_classes = classes;
-  c.ops = &ops;
-  return c;
+runner::ModelContext context(const FakeOpLibrary& ops, int64_t classes = 10) {
+  return model_testing::context(ops, {1, 28, 28}, classes);
 }
 
 // A model built after seeding, so two of them start from the same weights.
@@ -115,14 +63,14 @@ TEST(LeNet5, ActivationComesFromTheOpLibraryByName) {
   LeNet5Options relu_options;
   torch::Tensor with_relu = seeded_model(relu_options, ops)->forward(images);
   EXPECT_EQ(ops.relu->calls, 4);  // after conv1, conv2, fc1, fc2
-  EXPECT_EQ(ops.recorder->calls, 0);
+  EXPECT_EQ(ops.tanh->calls, 0);
 
-  LeNet5Options recorder_options;
-  recorder_options.activation = "recorder";
-  torch::Tensor with_recorder = seeded_model(recorder_options, ops)->forward(images);
-  EXPECT_EQ(ops.recorder->calls, 4);
+  LeNet5Options tanh_options;
+  tanh_options.activation = "tanh";
+  torch::Tensor with_tanh = seeded_model(tanh_options, ops)->forward(images);
+  EXPECT_EQ(ops.tanh->calls, 4);
   EXPECT_EQ(ops.relu->calls, 4);
-  EXPECT_FALSE(torch::allclose(with_relu, with_recorder));
+  EXPECT_FALSE(torch::allclose(with_relu, with_tanh));
 }
 
 TEST(LeNet5, PoolKeyChangesThePooling) {
@@ -156,16 +104,6 @@ TEST(LeNet5, RefusesAnActivationOfTwoInputs) {
   EXPECT_THROW(LeNet5(options, context(ops)), runner::ConfigError);
 }
 
-TEST(LeNet5, RefusesSamplesOtherThan1x28x28NamingTheShape) {
-  FakeOpLibrary ops;
-  try {
-    LeNet5 model(LeNet5Options{}, context(ops, 10, {3, 32, 32}));
-    ADD_FAILURE() << "built a model for 3x32x32 samples";
-  } catch (const runner::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("3x32x32"), std::string::npos) << e.what();
-  }
-}
-
 TEST(LeNet5, GradientsReachEveryParameter) {
   FakeOpLibrary ops;
   LeNet5 model(LeNet5Options{}, context(ops));
@@ -184,16 +122,18 @@ TEST(LeNet5, RegistersLenet5WithItsKeys) {
   const runner::Component& component = plugin.components()[0];
   EXPECT_EQ(component.kind, runner::Kind::model);
   EXPECT_EQ(component.name, "lenet5");
-  EXPECT_EQ(component.schema.names(), (std::vector<std::string>{"activation", "pool"}));
+  EXPECT_EQ(component.schema.names(), (std::vector<std::string>{"activation", "pool", "variant",
+                                                                "in_channels", "image_size"}));
   EXPECT_EQ(component.schema.find("pool")->choices, (std::vector<std::string>{"max", "avg"}));
+  EXPECT_EQ(component.schema.find("variant")->choices,
+            (std::vector<std::string>{"classic", "cifar"}));
 
-  runner::Options options("model");
-  options.set("activation", std::string("recorder"));
-  options.set("pool", std::string("avg"));
+  runner::Options options = model_testing::options_for(
+      component.schema, {{"activation", std::string("tanh")}, {"pool", std::string("avg")}});
   FakeOpLibrary ops;
   std::shared_ptr<runner::Model> model = component.make_model(options, context(ops));
   model->forward(torch::randn({1, 1, 28, 28}));
-  EXPECT_EQ(ops.recorder->calls, 4);
+  EXPECT_EQ(ops.tanh->calls, 4);
   EXPECT_EQ(model->parameter_count(), 61706);
 }
 

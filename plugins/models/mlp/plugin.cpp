@@ -1,0 +1,6 @@
+// The library's entry: one model, "mlp".
+#include <runner/plugin.hpp>
+
+#include "mlp.hpp"
+
+RUNNER_PLUGIN(plugin) { mlp::add_mlp_model(plugin); }

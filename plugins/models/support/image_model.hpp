@@ -1,0 +1,66 @@
+// Helpers shared by the image-classifier models: the dataset checks with their errors, the
+// activation op as a module (so layers fit in a torch::nn::Sequential), and FLOP counting.
+#pragma once
+
+#include <runner/dataset.hpp>
+#include <runner/model.hpp>
+#include <runner/op.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace model_support {
+
+// An image sample's (C, H, W).
+struct ImageShape {
+  int64_t channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+};
+
+// "3x32x32"; "no shape" for an empty one.
+std::string shape_text(const std::vector<int64_t>& shape);
+
+// Whether a sample shape has sides, all positive.
+bool is_fixed_shape(const std::vector<int64_t>& shape);
+
+// A ConfigError naming `model` unless the dataset is a classification task with classes.
+void require_classification(const std::string& model, const runner::DatasetInfo& data);
+
+// The dataset's (C, H, W); a ConfigError naming `model` and the shape when the dataset is not
+// a classification task or its samples are not three positive sides.
+ImageShape require_images(const std::string& model, const runner::DatasetInfo& data);
+
+// A ConfigError naming `model` when `kernel_size` is even: only an odd kernel with padding
+// kernel_size / 2 keeps the image size.
+void require_odd_kernel(const std::string& model, int64_t kernel_size);
+
+// The op `name` of the context's library; a ConfigError when it takes more than one input.
+// The library throws one when it has no op of that name.
+std::shared_ptr<const runner::Op> activation_op(const std::string& name,
+                                                const runner::ModelContext& context);
+
+// An activation op as a module, so it can sit in a torch::nn::Sequential. It holds the op,
+// and so the op's library.
+class ActivationImpl : public torch::nn::Module {
+ public:
+  explicit ActivationImpl(std::shared_ptr<const runner::Op> op) : op_(std::move(op)) {}
+  torch::Tensor forward(const torch::Tensor& x) { return (*op_)(x); }
+
+ private:
+  std::shared_ptr<const runner::Op> op_;
+};
+TORCH_MODULE(Activation);
+
+// Runs `x` through each stage of `stages`, each a torch::nn::Sequential. (A Sequential cannot
+// hold another: its templated forward does not fit torch::nn::AnyModule.)
+torch::Tensor forward_stages(const torch::nn::ModuleList& stages, torch::Tensor x);
+
+// Multiply-adds of one sample: each weight of a conv is used once per output position, each
+// weight of a linear once. Biases, normalization, pooling and activations are not counted.
+double conv_multiply_adds(const torch::nn::Conv2d& conv, int64_t output_height,
+                          int64_t output_width);
+double linear_multiply_adds(const torch::nn::Linear& linear);
+
+}  // namespace model_support

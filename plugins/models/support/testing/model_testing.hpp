@@ -1,0 +1,114 @@
+// What the image models' tests share: a stand-in for the host's op library, the dataset
+// context, the options the host would resolve, and the checks every model must pass.
+#pragma once
+
+#include <runner/errors.hpp>
+#include <runner/model.hpp>
+#include <runner/options.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace model_testing {
+
+// An op that applies `function` and counts its calls.
+class CountingOp : public runner::Op {
+ public:
+  explicit CountingOp(std::function<torch::Tensor(const torch::Tensor&)> function)
+      : function_(std::move(function)) {}
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+    ++calls;
+    return function_(inputs.at(0));
+  }
+  mutable int calls = 0;
+
+ private:
+  std::function<torch::Tensor(const torch::Tensor&)> function_;
+};
+
+class AddOp : public runner::Op {
+ public:
+  int arity() const override { return 2; }
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+    return inputs.at(0) + inputs.at(1);
+  }
+};
+
+// "relu" and "tanh" (counting their calls) and "add" (two inputs); any other name is a
+// ConfigError, as in the host's library.
+class FakeOpLibrary : public runner::OpLibrary {
+ public:
+  FakeOpLibrary() {
+    ops_["relu"] = relu;
+    ops_["tanh"] = tanh;
+    ops_["add"] = std::make_shared<AddOp>();
+  }
+  std::shared_ptr<const runner::Op> get(const std::string& name) const override {
+    auto it = ops_.find(name);
+    if (it == ops_.end()) throw runner::ConfigError("no op named '" + name + "'");
+    return it->second;
+  }
+  std::vector<std::string> names() const override { return {"add", "relu", "tanh"}; }
+
+  std::shared_ptr<CountingOp> relu =
+      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::relu(x); });
+  std::shared_ptr<CountingOp> tanh =
+      std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::tanh(x); });
+
+ private:
+  std::map<std::string, std::shared_ptr<const runner::Op>> ops_;
+};
+
+inline runner::ModelContext context(const FakeOpLibrary& ops, std::vector<int64_t> sample_shape,
+                                    int64_t classes = 10) {
+  runner::ModelContext c;
+  c.data.sample_shape = std::move(sample_shape);
+  c.data.num_classes = classes;
+  c.ops = &ops;
+  return c;
+}
+
+// The options the host would resolve from `schema`: every key at its default, then `overrides`.
+inline runner::Options options_for(const runner::Schema& schema,
+                                   const std::map<std::string, runner::Value>& overrides = {}) {
+  runner::Options options("model");
+  for (const runner::KeySpec& key : schema.keys()) options.set(key.name, *key.default_value);
+  for (const auto& [key, value] : overrides) options.set(key, value);
+  return options;
+}
+
+// The ConfigError `build` throws, or none.
+inline std::optional<runner::ConfigError> config_error_of(const std::function<void()>& build) {
+  try {
+    build();
+  } catch (const runner::ConfigError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Runs forward and backward of the loss on `inputs` (in training mode) and returns the names
+// of the parameters left without a nonzero gradient.
+inline std::vector<std::string> parameters_without_gradient(runner::Model& model,
+                                                            const torch::Tensor& inputs,
+                                                            int64_t classes) {
+  model.train();
+  torch::Tensor outputs = model.forward(inputs);
+  model.loss(outputs, torch::randint(classes, {inputs.size(0)}, torch::kInt64)).backward();
+  std::vector<std::string> missing;
+  for (const auto& p : model.named_parameters()) {
+    const torch::Tensor& grad = p.value().grad();
+    if (!grad.defined() || grad.abs().sum().item<double>() == 0.0) missing.push_back(p.key());
+  }
+  return missing;
+}
+
+}  // namespace model_testing
