@@ -57,6 +57,11 @@ void add_activation_ops(runner::PluginBuilder& plugin) {
   add_elu(plugin);
   add_fixed(plugin, "identity", "x unchanged: a model without activation",
             [](const torch::Tensor& x) { return x; });
+  add_fixed(plugin, "torch_gelu", "x * Phi(x), Phi the standard normal CDF (exact, with erf)",
+            [](const torch::Tensor& x) { return torch::gelu(x); });
+  add_fixed(plugin, "torch_gelu_tanh",
+            "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), GELU as GPT-2 has it",
+            [](const torch::Tensor& x) { return torch::gelu(x, "tanh"); });
 }
 
 }  // namespace activations

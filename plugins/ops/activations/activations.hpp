@@ -22,7 +22,8 @@ class UnaryOp : public runner::Op {
   Function function_;
 };
 
-// Registers relu, tanh, sigmoid, silu, leaky_relu, elu and identity.
+// Registers relu, tanh, sigmoid, silu, leaky_relu, elu, identity, torch_gelu and
+// torch_gelu_tanh.
 void add_activation_ops(runner::PluginBuilder& plugin);
 
 }  // namespace activations

@@ -1,7 +1,9 @@
-// Each registered activation against its ATen function, with default and set keys.
+// Each registered activation against its ATen function, with default and set keys; the GELUs
+// also against their formulas.
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -16,6 +18,13 @@ const runner::Component& component(const runner::PluginBuilder& plugin, const st
   for (const runner::Component& c : plugin.components())
     if (c.name == name) return c;
   throw std::runtime_error("no component " + name);
+}
+
+// `formula` applied to each element of a 1-D double tensor, in plain C++.
+torch::Tensor elementwise(const torch::Tensor& x, const std::function<double(double)>& formula) {
+  torch::Tensor out = torch::empty_like(x);
+  for (int64_t i = 0; i < x.numel(); ++i) out[i] = formula(x[i].item<double>());
+  return out;
 }
 
 // The options the host would pass: every key at its default, then `overrides`.
@@ -48,7 +57,7 @@ TEST_F(ActivationsTest, RegistersEveryBuiltInAsAnOpOfOneInput) {
     names.push_back(c.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"relu", "tanh", "sigmoid", "silu", "leaky_relu", "elu",
-                                             "identity"}));
+                                             "identity", "torch_gelu", "torch_gelu_tanh"}));
   for (const std::string& name : names) EXPECT_EQ(make(name)->arity(), 1) << name;
 }
 
@@ -61,6 +70,8 @@ TEST_F(ActivationsTest, EachOpEqualsItsAtenFunctionWithDefaultKeys) {
       {"leaky_relu", [](const torch::Tensor& x) { return torch::leaky_relu(x, 0.01); }},
       {"elu", [](const torch::Tensor& x) { return torch::elu(x, 1.0); }},
       {"identity", [](const torch::Tensor& x) { return x; }},
+      {"torch_gelu", [](const torch::Tensor& x) { return torch::gelu(x); }},
+      {"torch_gelu_tanh", [](const torch::Tensor& x) { return torch::gelu(x, "tanh"); }},
   };
   ASSERT_EQ(references.size(), plugin_.components().size());
   for (const auto& [name, reference] : references)
@@ -78,6 +89,30 @@ TEST_F(ActivationsTest, EluUsesTheAlphaKey) {
   std::shared_ptr<runner::Op> op = make("elu", {{"alpha", 0.5}});
   EXPECT_TRUE(torch::equal((*op)(x_), torch::elu(x_, 0.5)));
   EXPECT_FALSE(torch::equal((*op)(x_), torch::elu(x_, 1.0)));
+}
+
+TEST_F(ActivationsTest, TorchGeluIsXTimesTheNormalCdf) {
+  torch::Tensor x = torch::linspace(-6, 6, 97, torch::kFloat64);
+  torch::Tensor expected = elementwise(x, [](double v) {
+    double normal_cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+    return v * normal_cdf;
+  });
+  EXPECT_TRUE(torch::allclose((*make("torch_gelu"))(x), expected, 1e-12, 1e-12));
+}
+
+TEST_F(ActivationsTest, TorchGeluTanhIsTheTanhApproximation) {
+  torch::Tensor x = torch::linspace(-6, 6, 97, torch::kFloat64);
+  torch::Tensor expected = elementwise(x, [](double v) {
+    const double pi = std::acos(-1.0);
+    double inner = std::sqrt(2 / pi) * (v + 0.044715 * v * v * v);
+    return 0.5 * v * (1 + std::tanh(inner));
+  });
+  torch::Tensor approximated = (*make("torch_gelu_tanh"))(x);
+  EXPECT_TRUE(torch::allclose(approximated, expected, 1e-12, 1e-12));
+  // The approximation is close to, but not, the exact form.
+  torch::Tensor exact = (*make("torch_gelu"))(x);
+  EXPECT_LT((approximated - exact).abs().max().item<double>(), 1e-3);
+  EXPECT_FALSE(torch::equal(approximated, exact));
 }
 
 TEST_F(ActivationsTest, DefaultsAreDeclaredInTheSchema) {

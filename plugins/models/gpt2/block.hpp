@@ -1,0 +1,41 @@
+// One GPT-2 block, pre-LayerNorm: x + attn(ln_1(x)), then x + mlp(ln_2(x)).
+#pragma once
+
+#include <runner/op.hpp>
+
+#include <torch/torch.h>
+
+#include <memory>
+
+#include "attention.hpp"
+
+namespace gpt2 {
+
+// hidden -> 4 * hidden, the activation op, -> hidden; dropout on the way out.
+class Mlp : public torch::nn::Module {
+ public:
+  Mlp(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation);
+
+  torch::Tensor forward(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, hidden)
+
+ private:
+  std::shared_ptr<const runner::Op> activation_;
+  torch::nn::Linear c_fc_{nullptr};
+  torch::nn::Linear c_proj_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+
+class Block : public torch::nn::Module {
+ public:
+  Block(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation);
+
+  torch::Tensor forward(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, hidden)
+
+ private:
+  torch::nn::LayerNorm ln_1_{nullptr};
+  std::shared_ptr<CausalSelfAttention> attn_;
+  torch::nn::LayerNorm ln_2_{nullptr};
+  std::shared_ptr<Mlp> mlp_;
+};
+
+}  // namespace gpt2

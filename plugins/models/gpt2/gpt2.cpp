@@ -1,0 +1,102 @@
+#include "gpt2.hpp"
+
+#include <runner/errors.hpp>
+
+#include <memory>
+#include <string>
+
+#include "block.hpp"
+#include "init.hpp"
+
+namespace gpt2 {
+namespace {
+
+namespace F = torch::nn::functional;
+
+std::shared_ptr<const runner::Op> activation_op(const std::string& name,
+                                                const runner::ModelContext& context) {
+  RUNNER_CHECK(context.ops != nullptr, "the host gave gpt2 no op library");
+  std::shared_ptr<const runner::Op> op = context.ops->get(name);
+  if (op->arity() != 1)
+    throw runner::ConfigError("[model] activation = \"" + name + "\" takes " +
+                                  std::to_string(op->arity()) + " inputs; an activation takes one",
+                              "choose an op of one input, such as torch_gelu_tanh");
+  return op;
+}
+
+torch::nn::Embedding normal_embedding(int64_t count, int64_t hidden) {
+  torch::nn::Embedding embedding(count, hidden);
+  torch::NoGradGuard no_grad;
+  embedding->weight.normal_(0.0, kInitStd);
+  return embedding;
+}
+
+torch::nn::ModuleList make_blocks(const Gpt2Options& options,
+                                  const std::shared_ptr<const runner::Op>& activation) {
+  BlockSizes sizes;
+  sizes.hidden = options.shape.hidden;
+  sizes.heads = options.shape.heads;
+  sizes.dropout = options.dropout;
+  sizes.projection_std = residual_projection_std(options.shape.layers);
+  torch::nn::ModuleList blocks;
+  for (int64_t i = 0; i < options.shape.layers; ++i)
+    blocks->push_back(std::make_shared<Block>(sizes, activation));
+  return blocks;
+}
+
+}  // namespace
+
+Gpt2::Gpt2(const Gpt2Options& options, const runner::ModelContext& context)
+    : shape_(options.shape) {
+  check_options(options, context.data);
+  tokens_per_sample_ = context.data.sample_shape[0];
+  std::shared_ptr<const runner::Op> activation = activation_op(options.activation, context);
+  wte_ = register_module("wte", normal_embedding(shape_.vocab_size, shape_.hidden));
+  wpe_ = register_module("wpe", normal_embedding(shape_.seq_len, shape_.hidden));
+  drop_ = register_module("drop", torch::nn::Dropout(options.dropout));
+  h_ = register_module("h", make_blocks(options, activation));
+  ln_f_ =
+      register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape_.hidden})));
+}
+
+torch::Tensor Gpt2::embed(const torch::Tensor& tokens) {
+  const int64_t steps = tokens.size(1);
+  RUNNER_CHECK(steps <= shape_.seq_len, "gpt2 got " + std::to_string(steps) +
+                                            " tokens per sequence, more than its seq_len " +
+                                            std::to_string(shape_.seq_len));
+  torch::Tensor positions = torch::arange(steps, tokens.options());         // (T)
+  return drop_->forward(wte_->forward(tokens) + wpe_->forward(positions));  // (B, T, hidden)
+}
+
+torch::Tensor Gpt2::head(const torch::Tensor& x) {
+  return F::linear(ln_f_->forward(x), wte_->weight);  // (B, T, vocab_size)
+}
+
+torch::Tensor Gpt2::forward(const torch::Tensor& tokens) {
+  torch::Tensor x = embed(tokens);  // (B, T, hidden)
+  for (const auto& block : *h_) x = block->as<Block>()->forward(x);
+  return head(x);
+}
+
+torch::Tensor Gpt2::loss(const torch::Tensor& logits, const torch::Tensor& targets) {
+  torch::Tensor predictions = logits.slice(1, 0, -1).reshape({-1, logits.size(2)});  // (B*(T-1), V)
+  torch::Tensor next_tokens = targets.slice(1, 1).reshape({-1});                     // (B*(T-1))
+  return F::cross_entropy(predictions, next_tokens);
+}
+
+double Gpt2::forward_flops_per_sample() const {
+  return gpt2::forward_flops_per_sample(parameter_count(), tokens_per_sample_);
+}
+
+void add_gpt2_model(runner::PluginBuilder& plugin) {
+  plugin.add_model(
+      "gpt2", "1.0.0", "GPT-2 language model, presets tiny to xl; activation by key", gpt2_schema(),
+      [](const runner::Options& options, const runner::ModelContext& context) {
+        return std::make_shared<Gpt2>(Gpt2Options::from(options), context);
+      },
+      [](const runner::Options& options, const runner::ModelContext& context) {
+        return estimate(Gpt2Options::from(options), context.data);
+      });
+}
+
+}  // namespace gpt2

@@ -1,0 +1,149 @@
+#include "gpt2_options.hpp"
+
+#include <runner/errors.hpp>
+
+#include <array>
+
+namespace gpt2 {
+namespace {
+
+struct Preset {
+  const char* name;
+  Shape shape;  // hidden, heads, layers, seq_len, vocab_size
+};
+
+constexpr int64_t kGpt2Vocabulary = 50257;
+constexpr int64_t kGpt2Positions = 1024;
+
+// tiny trains in seconds on a CPU; the others are the four sizes of the GPT-2 paper.
+constexpr std::array<Preset, 5> kPresets = {{
+    {"tiny", {64, 4, 2, 64, 512}},
+    {"small", {768, 12, 12, kGpt2Positions, kGpt2Vocabulary}},
+    {"medium", {1024, 16, 24, kGpt2Positions, kGpt2Vocabulary}},
+    {"large", {1280, 20, 36, kGpt2Positions, kGpt2Vocabulary}},
+    {"xl", {1600, 32, 48, kGpt2Positions, kGpt2Vocabulary}},
+}};
+
+// The value of a size key: the preset's when the key is 0.
+int64_t size_key(const runner::Options& options, const std::string& key, int64_t preset_value) {
+  int64_t value = options.get_int(key);
+  return value == 0 ? preset_value : value;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  if (shape.empty()) return "no shape";
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text;
+}
+
+void check_shape(const Shape& shape) {
+  if (shape.hidden % shape.heads != 0)
+    throw runner::ConfigError("[model] hidden = " + std::to_string(shape.hidden) +
+                                  " does not divide by heads = " + std::to_string(shape.heads),
+                              "set model.hidden to a multiple of model.heads");
+}
+
+void check_token_sequences(const runner::DatasetInfo& data) {
+  const std::string hint = "use a dataset of token sequences";
+  if (data.task != runner::Task::language_modeling)
+    throw runner::ConfigError(
+        std::string("model gpt2 needs a language_modeling dataset; its task is ") +
+            runner::task_name(data.task),
+        hint);
+  if (data.sample_shape.size() != 1)
+    throw runner::ConfigError("model gpt2 takes samples of T token ids; the dataset gives " +
+                                  shape_text(data.sample_shape),
+                              hint);
+  if (data.sample_shape[0] < 2)
+    throw runner::ConfigError(
+        "model gpt2 needs sequences of at least 2 tokens; the dataset gives " +
+            std::to_string(data.sample_shape[0]),
+        hint + " of 2 tokens or more");
+}
+
+void check_fit(const Shape& shape, const runner::DatasetInfo& data) {
+  const int64_t vocabulary = data.num_classes;
+  if (vocabulary > shape.vocab_size)
+    throw runner::ConfigError(
+        "the dataset's vocabulary of " + std::to_string(vocabulary) +
+            " tokens is larger than the model's vocab_size = " + std::to_string(shape.vocab_size),
+        "set model.vocab_size to at least " + std::to_string(vocabulary) +
+            ", or choose a preset with a larger vocabulary");
+  const int64_t tokens = data.sample_shape[0];
+  if (tokens > shape.seq_len)
+    throw runner::ConfigError(
+        "the dataset's sequences of " + std::to_string(tokens) +
+            " tokens are longer than the model's seq_len = " + std::to_string(shape.seq_len),
+        "set model.seq_len to at least " + std::to_string(tokens) +
+            ", or shorten the dataset's sequences");
+}
+
+}  // namespace
+
+Shape preset_shape(const std::string& preset) {
+  for (const Preset& p : kPresets)
+    if (preset == p.name) return p.shape;
+  throw runner::ConfigError("[model] preset = \"" + preset + "\" is not a gpt2 preset",
+                            "choose tiny, small, medium, large or xl");
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+Gpt2Options Gpt2Options::from(const runner::Options& options) {
+  const Shape preset = preset_shape(options.get_string("preset"));
+  Gpt2Options parsed;
+  parsed.shape.hidden = size_key(options, "hidden", preset.hidden);
+  parsed.shape.heads = size_key(options, "heads", preset.heads);
+  parsed.shape.layers = size_key(options, "layers", preset.layers);
+  parsed.shape.seq_len = size_key(options, "seq_len", preset.seq_len);
+  parsed.shape.vocab_size = size_key(options, "vocab_size", preset.vocab_size);
+  parsed.dropout = options.get_double("dropout");
+  parsed.activation = options.get_string("activation");
+  return parsed;
+}
+
+runner::Schema gpt2_schema() {
+  runner::Schema schema;
+  schema.text("preset", "tiny", "the sizes to start from; the size keys below override them",
+              preset_names());
+  schema.integer("hidden", 0, "width of the residual stream; 0: the preset's", 0);
+  schema.integer("heads", 0, "attention heads, dividing hidden; 0: the preset's", 0);
+  schema.integer("layers", 0, "transformer blocks; 0: the preset's", 0);
+  schema.integer("seq_len", 0, "positions, the longest sequence taken; 0: the preset's", 0);
+  schema.integer("vocab_size", 0, "tokens, at least the dataset's vocabulary; 0: the preset's", 0);
+  schema.number("dropout", 0.0, "dropout after the embeddings, on attention weights and residuals",
+                0.0, 1.0);
+  schema.text("activation", "torch_gelu_tanh", "name of the op applied inside each MLP");
+  return schema;
+}
+
+void check_options(const Gpt2Options& options, const runner::DatasetInfo& data) {
+  check_shape(options.shape);
+  check_token_sequences(data);
+  check_fit(options.shape, data);
+}
+
+int64_t parameter_count(const Shape& shape) {
+  const int64_t h = shape.hidden;
+  const int64_t per_block = 12 * h * h + 13 * h;
+  return shape.layers * per_block + shape.vocab_size * h + shape.seq_len * h + 2 * h;
+}
+
+double forward_flops_per_sample(int64_t parameters, int64_t tokens_per_sample) {
+  return 2.0 * static_cast<double>(parameters) * static_cast<double>(tokens_per_sample);
+}
+
+runner::ModelEstimate estimate(const Gpt2Options& options, const runner::DatasetInfo& data) {
+  check_options(options, data);
+  runner::ModelEstimate sizes;
+  sizes.parameters = parameter_count(options.shape);
+  sizes.forward_flops_per_sample = forward_flops_per_sample(sizes.parameters, data.sample_shape[0]);
+  return sizes;
+}
+
+}  // namespace gpt2
