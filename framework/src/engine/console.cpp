@@ -42,13 +42,23 @@ void Console::progress(int64_t epoch, int64_t epochs, int64_t step, int64_t step
   progress_shown_ = true;
 }
 
-void Console::epoch_done(const results::EpochRecord& e, int64_t epochs) {
-  line(fmt::format(
-      "epoch {}/{}  train loss {:.4f} acc {:.2f}%  test loss {:.4f} acc {:.2f}%  {} (data {})  "
-      "{:.0f} samples/s  peak {}",
-      e.epoch, epochs, e.train_loss, 100 * e.train_accuracy, e.test_loss, 100 * e.test_accuracy,
-      format_duration(e.duration_s), format_duration(e.data_wait_s), e.samples_per_s,
-      format_mebibytes(e.peak_memory_bytes)));
+namespace {
+
+std::string loss_and_accuracy(const char* split, double loss, double accuracy, Task task) {
+  if (task == Task::language_modeling)
+    return fmt::format("{} loss {:.4f} ppl {:.2f} token acc {:.2f}%", split, loss, std::exp(loss),
+                       100 * accuracy);
+  return fmt::format("{} loss {:.4f} acc {:.2f}%", split, loss, 100 * accuracy);
+}
+
+}  // namespace
+
+void Console::epoch_done(const results::EpochRecord& e, int64_t epochs, Task task) {
+  line(fmt::format("epoch {}/{}  {}  {}  {} (data {})  {:.0f} samples/s  peak {}", e.epoch,
+                   epochs, loss_and_accuracy("train", e.train_loss, e.train_accuracy, task),
+                   loss_and_accuracy("test", e.test_loss, e.test_accuracy, task),
+                   format_duration(e.duration_s), format_duration(e.data_wait_s), e.samples_per_s,
+                   format_mebibytes(e.peak_memory_bytes)));
 }
 
 void Console::run_finished(const results::Summary& s) {
@@ -60,8 +70,13 @@ void Console::run_finished(const results::Summary& s) {
       line(fmt::format("  {:<14} {:6.2f}%", name, 100 * s.per_class_accuracy[c]));
     }
   }
-  line(fmt::format("test accuracy {:.2f}%, total training time {}, {:.3f} TFLOPS",
-                   100 * s.final_test_accuracy, format_duration(s.total_time_s), s.tflops));
+  const std::string quality =
+      s.task == task_name(Task::language_modeling)
+          ? fmt::format("test loss {:.4f} per token, perplexity {:.2f}", s.final_test_loss,
+                        std::exp(s.final_test_loss))
+          : fmt::format("test accuracy {:.2f}%", 100 * s.final_test_accuracy);
+  line(fmt::format("{}, total training time {}, {:.3f} TFLOPS", quality,
+                   format_duration(s.total_time_s), s.tflops));
 }
 
 }  // namespace runner::engine

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "results/results.hpp"
+#include "runner/dataset.hpp"
 
 namespace runner::engine {
 
@@ -22,7 +23,9 @@ class Console {
   // A progress bar redrawn in place; a no-op unless on a terminal.
   void progress(int64_t epoch, int64_t epochs, int64_t step, int64_t steps, double loss,
                 double elapsed_s);
-  void epoch_done(const results::EpochRecord& epoch, int64_t epochs);
+  // Language models show the loss per token and its perplexity, and next-token accuracy.
+  void epoch_done(const results::EpochRecord& epoch, int64_t epochs,
+                  Task task = Task::classification);
   void run_finished(const results::Summary& summary);
 
  private:

@@ -1,31 +1,46 @@
 #include "engine/metrics.hpp"
 
+#include <cmath>
+
 namespace runner::engine {
+
+void PassMetrics::add_predictions(const torch::Tensor& loss, const torch::Tensor& hits) {
+  const int64_t n = hits.numel();
+  torch::Tensor weighted_loss = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
+  torch::Tensor hit_count = hits.sum();
+  loss_sum_ = loss_sum_.defined() ? loss_sum_ + weighted_loss : weighted_loss;
+  correct_ = correct_.defined() ? correct_ + hit_count : hit_count;
+  predictions_ += n;
+}
 
 void PassMetrics::add(const torch::Tensor& loss, const torch::Tensor& outputs,
                       const torch::Tensor& targets, bool per_class) {
-  const int64_t n = targets.size(0);
-  torch::Tensor batch_loss = loss.detach().to(torch::kFloat64) * static_cast<double>(n);
+  samples_ += targets.size(0);
+  if (task_ == Task::language_modeling) {
+    torch::Tensor predicted = outputs.argmax(-1);  // (N, T)
+    add_predictions(loss, predicted.narrow(1, 0, predicted.size(1) - 1)
+                              .eq(targets.narrow(1, 1, targets.size(1) - 1)));
+    return;
+  }
   torch::Tensor hits = outputs.argmax(1).eq(targets);  // (N) bool
-  torch::Tensor batch_correct = hits.sum();
-  loss_sum_ = loss_sum_.defined() ? loss_sum_ + batch_loss : batch_loss;
-  correct_ = correct_.defined() ? correct_ + batch_correct : batch_correct;
+  add_predictions(loss, hits);
   if (per_class) {
     auto total = torch::bincount(targets, {}, num_classes_);
     auto correct = torch::bincount(targets.masked_select(hits), {}, num_classes_);
     class_total_ = class_total_.defined() ? class_total_ + total : total;
     class_correct_ = class_correct_.defined() ? class_correct_ + correct : correct;
   }
-  samples_ += n;
 }
 
 double PassMetrics::mean_loss() const {
-  return samples_ ? loss_sum_.item<double>() / static_cast<double>(samples_) : 0.0;
+  return predictions_ ? loss_sum_.item<double>() / static_cast<double>(predictions_) : 0.0;
 }
 
 double PassMetrics::accuracy() const {
-  return samples_ ? correct_.item<double>() / static_cast<double>(samples_) : 0.0;
+  return predictions_ ? correct_.item<double>() / static_cast<double>(predictions_) : 0.0;
 }
+
+double PassMetrics::perplexity() const { return std::exp(mean_loss()); }
 
 std::vector<double> PassMetrics::per_class_accuracy() const {
   if (!class_total_.defined()) return {};

@@ -1,28 +1,41 @@
-// Running sums of one pass over a split: loss, correct predictions, per-class counts.
+// Running sums of one pass over a split: loss, correct predictions, per-class counts. A
+// classifier counts samples; a language model counts the tokens it predicted (all but the
+// first of each sequence), so its mean loss is per token and exp(mean loss) its perplexity.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <vector>
 
+#include "runner/dataset.hpp"
+
 namespace runner::engine {
 
 class PassMetrics {
  public:
-  explicit PassMetrics(int64_t num_classes) : num_classes_(num_classes) {}
+  explicit PassMetrics(int64_t num_classes, Task task = Task::classification)
+      : num_classes_(num_classes), task_(task) {}
 
-  // loss: scalar mean over the batch; outputs: (N, classes); targets: (N).
+  // classification: loss the mean over the batch, outputs (N, classes), targets (N).
+  // language modeling: loss the mean per predicted token, outputs (N, T, vocab), targets
+  // (N, T) where outputs[:, t] predicts targets[:, t + 1].
   void add(const torch::Tensor& loss, const torch::Tensor& outputs, const torch::Tensor& targets,
            bool per_class);
 
   int64_t samples() const { return samples_; }
-  double mean_loss() const;
-  double accuracy() const;
-  std::vector<double> per_class_accuracy() const;  // empty unless per_class was asked
+  double mean_loss() const;   // per sample, or per token
+  double accuracy() const;    // of samples, or of next tokens
+  double perplexity() const;  // exp(mean_loss()); meaningful for language models
+  // Empty unless per_class was asked, and always for language models.
+  std::vector<double> per_class_accuracy() const;
 
  private:
+  void add_predictions(const torch::Tensor& loss, const torch::Tensor& hits);
+
   int64_t num_classes_;
+  Task task_;
   int64_t samples_ = 0;
+  int64_t predictions_ = 0;  // samples, or tokens
   // Accumulated as tensors so that a CUDA pass syncs once, at the end.
   torch::Tensor loss_sum_;
   torch::Tensor correct_;

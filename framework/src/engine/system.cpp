@@ -57,14 +57,32 @@ torch::Device resolve_device(const std::string& name) {
   return torch::Device(torch::kCUDA, 0);
 }
 
+namespace {
+
+using SetThreads = void (*)(int);
+
+// A function of whichever library LibTorch itself resolved it from (OpenBLAS, the OpenMP
+// runtime, which a pip LibTorch bundles under another file name); nullptr when none is loaded.
+SetThreads loaded_function(const char* name) {
+  return reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name));
+}
+
+}  // namespace
+
 int configure_threads(int64_t requested) {
   int threads = requested > 0 ? static_cast<int>(requested)
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(threads);
-  using SetThreads = void (*)(int);
-  if (auto set_blas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-    set_blas(1);
+  if (auto set_blas = loaded_function("openblas_set_num_threads")) set_blas(1);
   return threads;
+}
+
+void use_one_thread_in_this_thread() {
+  // at::set_num_threads would also change the count that other threads start from: set only
+  // this thread's OpenMP count, after ATen's own first-use initialisation, which would
+  // otherwise reset it at the thread's first parallel op.
+  at::internal::lazy_init_num_threads();
+  if (auto set_omp = loaded_function("omp_set_num_threads")) set_omp(1);
 }
 
 void reset_peak_memory(const torch::Device& device) {

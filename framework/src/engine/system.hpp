@@ -15,6 +15,10 @@ torch::Device resolve_device(const std::string& name);
 // otherwise fights ATen's (measured: a LeNet-5 epoch took 1.7x as long). Returns the count.
 int configure_threads(int64_t requested);
 
+// Tensor ops of the calling thread (a loader thread) run on that thread alone; the others
+// keep their counts.
+void use_one_thread_in_this_thread();
+
 // Peak memory since the last reset: process RSS on the CPU, the allocator's peak on CUDA.
 void reset_peak_memory(const torch::Device& device);
 double peak_memory_bytes(const torch::Device& device);

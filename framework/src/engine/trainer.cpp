@@ -1,10 +1,13 @@
 #include "engine/trainer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
 
+#include "data/augment.hpp"
+#include "engine/batch_loader.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/metrics.hpp"
 #include "engine/optimizers.hpp"
@@ -31,6 +34,9 @@ struct Session {
   int threads = 1;
   std::shared_ptr<Dataset> dataset;
   DatasetInfo info;
+  data::Augmentation augmentation;
+  int64_t num_workers = 0, prefetch = 1;
+  bool pin_memory = false;
   std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
   std::shared_ptr<Model> model;
   std::shared_ptr<Strategy> strategy;
@@ -63,12 +69,30 @@ std::string component_text(const plugin_host::Registry& registry, Kind kind,
          (r ? " (" + r->library->path() + ")" : "");
 }
 
-Batch load_batch(Session& s, Split split, const torch::Tensor& indices) {
+// Batch `index` of a pass, read, on the device and augmented: what a loader thread makes.
+Batch make_batch(const Session& s, Split split, const torch::Tensor& indices, int64_t epoch,
+                 int64_t index) {
   Batch batch = in_plugin_code(s, std::string("reading a ") + split_name(split) + " batch",
                                [&] { return s.dataset->get_batch(split, indices); });
+  if (s.pin_memory) {
+    batch.inputs = batch.inputs.pin_memory();
+    batch.targets = batch.targets.pin_memory();
+  }
   batch.inputs = batch.inputs.to(s.device, /*non_blocking=*/true);
   batch.targets = batch.targets.to(s.device, /*non_blocking=*/true);
+  if (!s.augmentation.empty())
+    batch.inputs = s.augmentation.apply(batch.inputs, split, s.seed, epoch, index);
   return batch;
+}
+
+BatchLoader loader_of(const Session& s, Split split, const std::vector<torch::Tensor>& batches,
+                      int64_t epoch) {
+  return BatchLoader(
+      static_cast<int64_t>(batches.size()),
+      [&s, split, &batches, epoch](int64_t i) {
+        return make_batch(s, split, batches[static_cast<size_t>(i)], epoch, i);
+      },
+      s.num_workers, s.prefetch);
 }
 
 void check_finite(double loss, const Session& s, int64_t epoch) {
@@ -84,16 +108,17 @@ struct TrainPass {
 };
 
 TrainPass train_epoch(Session& s, int64_t epoch) {
-  TrainPass pass{PassMetrics(s.info.num_classes), {}, 0, 0};
+  TrainPass pass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0};
   auto order = epoch_permutation(s.dataset->size(Split::train), s.seed, epoch);
   auto batches = batches_of(order, s.batch_size);
   batches.resize(static_cast<size_t>(s.steps_per_epoch));
   std::vector<torch::Tensor> losses;  // on the device: read in one go at the end of the epoch
+  BatchLoader loader = loader_of(s, Split::train, batches, epoch);
   const auto start = Clock::now();
   for (size_t i = 0; i < batches.size(); ++i) {
     stop_if_interrupted();
     const auto step_start = Clock::now();
-    Batch batch = load_batch(s, Split::train, batches[i]);
+    Batch batch = loader.next();
     const auto loaded = Clock::now();
     const double lr = s.schedule->at(s.global_step);
     s.strategy->set_learning_rate(lr);
@@ -120,19 +145,38 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
   return pass;
 }
 
-PassMetrics test_epoch(Session& s, double& data_wait_s) {
-  PassMetrics metrics(s.info.num_classes);
+PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
+  PassMetrics metrics(s.info.num_classes, s.info.task);
   const int64_t n = s.dataset->size(Split::test);
   const int64_t batch = s.run.train.get_int("test_batch_size");
-  auto order = torch::arange(n, torch::kInt64);
-  for (const auto& indices : batches_of(order, batch)) {
+  const auto batches = batches_of(torch::arange(n, torch::kInt64), batch);
+  BatchLoader loader = loader_of(s, Split::test, batches, epoch);
+  while (!loader.done()) {
+    stop_if_interrupted();
     const auto start = Clock::now();
-    Batch b = load_batch(s, Split::test, indices);
+    Batch b = loader.next();
     data_wait_s += seconds_since(start);
     StepResult result = in_plugin_code(s, "test step", [&] { return s.strategy->eval_step(b); });
     metrics.add(result.loss, result.outputs, b.targets, true);
   }
   return metrics;
+}
+
+// Augmentation may not change the sample shape: test batches keep the dataset's.
+void set_up_loading(Session& s) {
+  const Options& train = s.run.train;
+  s.augmentation = data::Augmentation(s.run.augment);
+  if (!s.augmentation.empty()) {
+    const auto shape = s.augmentation.output_shape(s.info.sample_shape);
+    if (shape != s.info.sample_shape)
+      throw ConfigError(fmt::format("[[dataset.augment]] turns samples of shape [{}] into [{}]; "
+                                    "test samples are not augmented and keep the first shape",
+                                    fmt::join(s.info.sample_shape, ", "), fmt::join(shape, ", ")),
+                        "give random_crop a size equal to the image size, with padding");
+  }
+  s.num_workers = train.get_int("num_workers");
+  s.prefetch = train.get_int("prefetch");
+  s.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
 }
 
 void build(Session& s, const plugin_host::Registry& registry) {
@@ -144,6 +188,7 @@ void build(Session& s, const plugin_host::Registry& registry) {
   torch::manual_seed(static_cast<uint64_t>(s.seed));
   s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
   s.info = s.dataset->info();
+  set_up_loading(s);
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
   s.model = registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
   s.model->to(s.device);
@@ -171,7 +216,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   const double train_s = seconds_since(start);
   s.model->eval();
   double test_wait_s = 0;
-  PassMetrics test = test_epoch(s, test_wait_s);
+  PassMetrics test = test_epoch(s, epoch, test_wait_s);
   s.last_per_class = test.per_class_accuracy();
   s.train_compute_s += train_s;
   s.train_samples += train.metrics.samples();
@@ -196,6 +241,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
 results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& epochs,
                            double total_s, std::vector<double> per_class) {
   results::Summary summary;
+  summary.task = task_name(s.info.task);
   summary.total_time_s = total_s;
   summary.epochs_completed = static_cast<int64_t>(epochs.size());
   summary.final_train_loss = epochs.back().train_loss;
@@ -226,7 +272,7 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
   const auto start = Clock::now();
   for (int64_t epoch = 1; epoch <= s.epochs; ++epoch) {
     epochs.push_back(run_epoch(s, epoch));
-    console.epoch_done(epochs.back(), s.epochs);
+    console.epoch_done(epochs.back(), s.epochs, s.info.task);
   }
   results::Summary summary = summarize(s, epochs, seconds_since(start), s.last_per_class);
   writer.write_summary(summary);

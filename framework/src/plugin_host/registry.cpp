@@ -110,6 +110,16 @@ std::shared_ptr<Model> Registry::make_model(const config::ComponentConfig& confi
   return call_factory(r, [&] { return r.component->make_model(config.options, context); });
 }
 
+std::optional<ModelEstimate> Registry::estimate_model(const config::ComponentConfig& config,
+                                                      const ModelContext& context) const {
+  const Registered& r = get(Kind::model, config.name);
+  if (!r.component->estimate_model) return std::nullopt;
+  auto estimate = call_factory(r, [&] {
+    return std::make_shared<ModelEstimate>(r.component->estimate_model(config.options, context));
+  });
+  return *estimate;
+}
+
 std::shared_ptr<Strategy> Registry::make_strategy(const config::ComponentConfig& config) const {
   const Registered& r = get(Kind::strategy, config.name);
   return call_factory(r, [&] { return r.component->make_strategy(config.options); });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -38,6 +39,9 @@ class Registry : public config::SchemaSource {
                                         const DatasetContext& context) const;
   std::shared_ptr<Model> make_model(const config::ComponentConfig& config,
                                     const ModelContext& context) const;
+  // The model's own estimate, made without building it; nullopt when it has no estimator.
+  std::optional<ModelEstimate> estimate_model(const config::ComponentConfig& config,
+                                              const ModelContext& context) const;
   std::shared_ptr<Strategy> make_strategy(const config::ComponentConfig& config) const;
   std::shared_ptr<Op> make_op(const std::string& name, const Options& options) const;
 

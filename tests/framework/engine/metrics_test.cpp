@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/metrics.hpp"
 
 namespace runner::engine {
@@ -20,6 +22,26 @@ TEST(PassMetrics, AveragesLossBySamplesAndCountsHitsPerClass) {
 TEST(PassMetrics, PerClassIsEmptyWhenNotAsked) {
   PassMetrics m(2);
   m.add(torch::tensor(1.0), torch::tensor({{1.f, 0.f}}), torch::tensor({0}, torch::kInt64), false);
+  EXPECT_TRUE(m.per_class_accuracy().empty());
+}
+
+// (1, T, vocab) logits whose argmax at each position is `predicted[t]`.
+torch::Tensor logits_predicting(const std::vector<int64_t>& predicted, int64_t vocab) {
+  auto logits = torch::zeros({1, static_cast<int64_t>(predicted.size()), vocab});
+  for (size_t t = 0; t < predicted.size(); ++t) logits[0][t][predicted[t]] = 5.0;
+  return logits;
+}
+
+TEST(PassMetrics, LanguageModelCountsNextTokenHitsAndAveragesLossPerToken) {
+  PassMetrics m(4, Task::language_modeling);
+  auto targets = torch::tensor({{3, 1, 2, 0}}, torch::kInt64);
+  // Position t predicts targets[t + 1] = 1, 2, 0: right at t = 0 and t = 2, the last unused.
+  m.add(torch::tensor(2.0), logits_predicting({1, 3, 0, 2}, 4), targets, true);
+  m.add(torch::tensor(0.5), logits_predicting({1, 2, 0, 0}, 4), targets, true);
+  EXPECT_EQ(m.samples(), 2);
+  EXPECT_DOUBLE_EQ(m.mean_loss(), (2.0 * 3 + 0.5 * 3) / 6);
+  EXPECT_DOUBLE_EQ(m.accuracy(), 5.0 / 6);
+  EXPECT_DOUBLE_EQ(m.perplexity(), std::exp((2.0 * 3 + 0.5 * 3) / 6));
   EXPECT_TRUE(m.per_class_accuracy().empty());
 }
 

@@ -51,6 +51,30 @@ TEST(Trainer, TheSameSeedGivesABitIdenticalLossSequence) {
   EXPECT_NE(a->writer.steps[3].loss, other_seed->writer.steps[3].loss);
 }
 
+TEST(Trainer, LoaderThreadsChangeTimingOnlyNotTheLosses) {
+  auto registry = fixture_registry();
+  auto inline_batches = train(registry, blobs_experiment());
+  auto threaded = train(registry, blobs_experiment("num_workers = 2\nprefetch = 1\n"));
+  ASSERT_EQ(inline_batches->writer.steps.size(), threaded->writer.steps.size());
+  for (size_t i = 0; i < threaded->writer.steps.size(); ++i)
+    EXPECT_EQ(inline_batches->writer.steps[i].loss, threaded->writer.steps[i].loss) << i + 1;
+  for (const auto& epoch : threaded->writer.epochs) {
+    EXPECT_GE(epoch.data_wait_s, 0);
+    EXPECT_NEAR(epoch.data_wait_s + epoch.compute_s, epoch.duration_s, 1e-9);
+  }
+}
+
+TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
+  auto registry = fixture_registry();
+  const std::string augment = "[[dataset.augment]]\nname = \"horizontal_flip\"\n";
+  try {
+    train(registry, blobs_experiment(augment));
+    FAIL() << "blobs samples are vectors, not images";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("augment"), std::string::npos) << e.what();
+  }
+}
+
 // Trains the blobs experiment with `sweep` (one point) and returns the error it must end with.
 Error failure_of(const std::string& sweep, MemoryWriter& writer) {
   auto registry = fixture_registry();

@@ -25,10 +25,13 @@ std::string load_error(const std::string& path) {
 
 TEST(Library, LoadsAGoodPluginAndListsItsComponents) {
   auto library = Library::load(fixture_library("good"));
-  ASSERT_EQ(library->components().size(), 3u);
+  ASSERT_EQ(library->components().size(), 4u);
   EXPECT_EQ(library->components()[0].name, "blobs");
   EXPECT_EQ(library->components()[0].kind, Kind::dataset);
   EXPECT_EQ(library->components()[1].name, "linear_probe");
+  EXPECT_FALSE(library->components()[1].estimate_model);
+  EXPECT_EQ(library->components()[2].name, "sized_probe");
+  EXPECT_TRUE(library->components()[2].estimate_model);
   EXPECT_EQ(library->path(), fixture_library("good"));
 }
 
