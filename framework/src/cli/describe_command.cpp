@@ -4,6 +4,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
+#include "config/augment_schemas.hpp"
+#include "config/error_text.hpp"
 
 namespace runner::cli {
 namespace {
@@ -39,6 +41,26 @@ Kind parse_kind(const std::string& text) {
                     "experiment, train, optimizer, schedule");
 }
 
+// `runner describe augment` lists every transform; `augment/NAME` one of them.
+int describe_augment(const std::string& what) {
+  const std::string prefix = "augment/";
+  std::vector<std::string> names = config::augment_names();
+  if (what != "augment") {
+    const std::string name = what.substr(prefix.size());
+    if (!config::augment_schema(name))
+      throw ConfigError("unknown transform '" + name + "' in `runner describe`" +
+                            config::suggestion(name, names),
+                        "transforms: " + config::joined(names));
+    names = {name};
+  }
+  for (const auto& name : names) {
+    std::cout << "[[dataset.augment]] name = \"" << name << "\" (runner): "
+              << config::augment_description(name) << "\n";
+    print_keys(*config::augment_schema(name));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path) {
@@ -48,10 +70,11 @@ int describe_command(const std::string& what, const std::vector<std::string>& pl
       print_keys(schema());
       return 0;
     }
+  if (what == "augment" || what.rfind("augment/", 0) == 0) return describe_augment(what);
   auto slash = what.find('/');
   if (slash == std::string::npos)
     throw ConfigError("`runner describe " + what + "`: expected KIND/NAME, e.g. model/lenet5",
-                      "or one of experiment, train, optimizer, schedule");
+                      "or one of experiment, train, optimizer, schedule, augment");
   Kind kind = parse_kind(what.substr(0, slash));
   plugin_host::Registry registry = load_registry(plugin_path, "");
   const auto& r = registry.get(kind, what.substr(slash + 1));

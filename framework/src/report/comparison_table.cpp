@@ -1,7 +1,11 @@
 // comparison_table: one row per run. A run's numbers come from its summary when it has one,
 // else (killed or failed before the end) from the epochs it finished.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <optional>
+#include <utility>
 
 #include "report/cells.hpp"
 #include "report/report.hpp"
@@ -72,40 +76,75 @@ double peak_memory_bytes(const RunRecord& run) {
   return peak;
 }
 
+// Training-time split of the finished epochs: waiting for batches against the rest.
+std::pair<double, double> data_wait_and_compute_s(const RunRecord& run) {
+  double wait = 0, compute = 0;
+  for (const results::EpochRecord& epoch : run.epochs) {
+    wait += epoch.data_wait_s;
+    compute += epoch.compute_s;
+  }
+  return {wait, compute};
+}
+
+bool is_language_model(const RunRecord& run) {
+  return run.summary && run.summary->task == "language_modeling";
+}
+
+bool any_language_model(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(), is_language_model);
+}
+
+// Perplexity per token: exp of the final mean test loss.
+std::string test_perplexity(const RunRecord& run) {
+  if (!is_language_model(run)) return "";
+  return fmt::format("{:.2f}", std::exp(run.summary->final_test_loss));
+}
+
 std::optional<double> test_accuracy(const RunRecord& run) {
   if (run.summary) return run.summary->final_test_accuracy;
   if (run.epochs.empty()) return std::nullopt;
   return run.epochs.back().test_accuracy;
 }
 
-std::vector<std::string> row_of(const RunRecord& run, const std::vector<std::string>& keys,
-                                bool with_note) {
+struct Layout {
+  std::vector<std::string> keys;
+  bool with_perplexity = false;
+  bool with_note = false;
+};
+
+std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
+  const auto& keys = layout.keys;
   std::vector<std::string> row{run_name(run)};
   for (const std::string& key : keys) row.push_back(sweep_value(run, key));
   row.emplace_back(results::status_name(run.status));
   row.push_back(std::to_string(epochs_done(run)));
   const std::optional<double> time = total_time_s(run);
   row.push_back(time ? format_duration(*time) : "");
+  const auto [wait, compute] = data_wait_and_compute_s(run);
+  row.push_back(run.epochs.empty() ? "" : format_duration(wait));
+  row.push_back(run.epochs.empty() ? "" : format_duration(compute));
   const double peak = peak_memory_bytes(run);
   row.push_back(peak > 0 ? format_mebibytes(peak) : "");
   const std::optional<double> accuracy = test_accuracy(run);
   row.push_back(accuracy ? format_percent(*accuracy) : "");
-  if (with_note) row.push_back(note_of(run));
+  if (layout.with_perplexity) row.push_back(test_perplexity(run));
+  if (layout.with_note) row.push_back(note_of(run));
   return row;
 }
 
 }  // namespace
 
 Table comparison_table(const std::vector<RunRecord>& runs) {
-  const std::vector<std::string> keys = swept_keys(runs);
-  const bool with_note = any_note(runs);
+  const Layout layout{swept_keys(runs), any_language_model(runs), any_note(runs)};
   Table table;
   table.columns.emplace_back("run");
-  table.columns.insert(table.columns.end(), keys.begin(), keys.end());
-  for (const char* column : {"status", "epochs", "time", "peak mem", "test acc"})
+  table.columns.insert(table.columns.end(), layout.keys.begin(), layout.keys.end());
+  for (const char* column :
+       {"status", "epochs", "time", "data wait", "compute", "peak mem", "test acc"})
     table.columns.emplace_back(column);
-  if (with_note) table.columns.emplace_back("note");
-  for (const RunRecord& run : runs) table.rows.push_back(row_of(run, keys, with_note));
+  if (layout.with_perplexity) table.columns.emplace_back("test ppl");
+  if (layout.with_note) table.columns.emplace_back("note");
+  for (const RunRecord& run : runs) table.rows.push_back(row_of(run, layout));
   return table;
 }
 

@@ -50,6 +50,7 @@ struct StepRecord {
 };
 
 struct Summary {
+  std::string task = "classification";  // or "language_modeling": accuracy is then per token
   double total_time_s = 0;
   int64_t epochs_completed = 0;
   double final_train_loss = 0;

@@ -26,6 +26,7 @@ inline constexpr const char* kSteps = "steps";
 inline constexpr const char* kSummary = "summary";
 
 // Summary datasets.
+inline constexpr const char* kTask = "task";
 inline constexpr const char* kClassNames = "class_names";
 inline constexpr const char* kPerClassAccuracy = "per_class_accuracy";
 inline constexpr const char* kPeakMemoryPerRank = "peak_memory_per_rank_bytes";

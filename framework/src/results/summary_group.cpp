@@ -35,6 +35,7 @@ const std::vector<std::pair<const char*, int64_t Summary::*>>& int_fields() {
 
 void write_summary_group(hid_t run_group, const Summary& summary) {
   Handle group = create_group(run_group, schema::kSummary);
+  write_string_attribute(group.get(), schema::kTask, summary.task);
   for (const auto& [name, member] : double_fields())
     write_double_attribute(group.get(), name, summary.*member);
   for (const auto& [name, member] : int_fields())
@@ -48,6 +49,9 @@ std::optional<Summary> read_summary_group(hid_t run_group) {
   if (!has_member(run_group, schema::kSummary)) return std::nullopt;
   Handle group = open_group(run_group, schema::kSummary);
   Summary summary;
+  // Files written before the attribute existed hold classifiers only.
+  if (has_attribute(group.get(), schema::kTask))
+    summary.task = read_string_attribute(group.get(), schema::kTask);
   for (const auto& [name, member] : double_fields())
     summary.*member = read_double_attribute(group.get(), name);
   for (const auto& [name, member] : int_fields())

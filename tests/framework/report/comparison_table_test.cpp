@@ -1,4 +1,7 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "report/report.hpp"
 
@@ -10,13 +13,16 @@ using results::RunRecord;
 using results::Status;
 using results::Summary;
 
-const std::vector<std::string> kTrailingColumns{"status", "epochs", "time", "peak mem",
-                                                "test acc"};
+const std::vector<std::string> kTrailingColumns{"status",  "epochs",   "time",    "data wait",
+                                                "compute", "peak mem", "test acc"};
 
+// An epoch that waited a tenth of its time for data.
 EpochRecord epoch(int64_t number, double duration_s, double peak_bytes, double test_accuracy) {
   EpochRecord record;
   record.epoch = number;
   record.duration_s = duration_s;
+  record.data_wait_s = duration_s / 10;
+  record.compute_s = duration_s - record.data_wait_s;
   record.peak_memory_bytes = peak_bytes;
   record.test_accuracy = test_accuracy;
   return record;
@@ -47,7 +53,7 @@ TEST(ComparisonTable, WithoutSweepHasTheFixedColumnsAndPrefersTheSummary) {
   EXPECT_EQ(table.columns, with_leading({"run"}));
   ASSERT_EQ(table.rows.size(), 1u);
   EXPECT_EQ(table.rows[0], (std::vector<std::string>{"baseline", "completed", "2", "2 m 05 s",
-                                                     "182.4 MiB", "87.31%"}));
+                                                     "2.0 s", "18.0 s", "182.4 MiB", "87.31%"}));
 }
 
 TEST(ComparisonTable, EmptyLabelFallsBackToTheGroupName) {
@@ -77,7 +83,7 @@ TEST(ComparisonTable, RunWithoutSummaryUsesItsEpochs) {
   killed.epochs = {epoch(1, 20, 3 * 1048576.0, 0.7), epoch(2, 22.5, 2 * 1048576.0, 0.75)};
   const Table table = comparison_table({killed});
   EXPECT_EQ(table.rows.at(0), (std::vector<std::string>{"killed", "running", "2", "42.5 s",
-                                                        "3.0 MiB", "75.00%"}));
+                                                        "4.2 s", "38.2 s", "3.0 MiB", "75.00%"}));
 }
 
 TEST(ComparisonTable, FailedAndSkippedRunsGetANoteColumn) {
@@ -95,10 +101,11 @@ TEST(ComparisonTable, FailedAndSkippedRunsGetANoteColumn) {
       comparison_table({completed_run("ok", "ok"), failed, skipped});
   EXPECT_EQ(table.columns.back(), "note");
   EXPECT_EQ(table.rows[0].back(), "");
-  EXPECT_EQ(table.rows[1], (std::vector<std::string>{"failed", "failed", "1", "5.0 s", "",
-                                                     "25.00%", "loss is NaN at epoch 2..."}));
-  EXPECT_EQ(table.rows[2], (std::vector<std::string>{"skipped", "skipped", "0", "", "", "",
-                                                     "needs 2 GPUs"}));
+  EXPECT_EQ(table.rows[1],
+            (std::vector<std::string>{"failed", "failed", "1", "5.0 s", "0.5 s", "4.5 s", "",
+                                      "25.00%", "loss is NaN at epoch 2..."}));
+  EXPECT_EQ(table.rows[2], (std::vector<std::string>{"skipped", "skipped", "0", "", "", "", "",
+                                                     "", "needs 2 GPUs"}));
 }
 
 TEST(ComparisonTable, DamageIsNoted) {
@@ -109,6 +116,17 @@ TEST(ComparisonTable, DamageIsNoted) {
   const Table table = comparison_table({damaged});
   EXPECT_EQ(table.rows.at(0).back(),
             "killed; damaged: cannot read dataset '/a/steps/step': addr overflow");
+}
+
+TEST(ComparisonTable, LanguageModelsAddTheirTestPerplexity) {
+  RunRecord classifier = completed_run("c", "c");
+  RunRecord language_model = completed_run("lm", "lm");
+  language_model.summary->task = "language_modeling";
+  language_model.summary->final_test_loss = 2.0;
+  const Table table = comparison_table({classifier, language_model});
+  EXPECT_EQ(table.columns.back(), "test ppl");
+  EXPECT_EQ(table.rows[0].back(), "");
+  EXPECT_EQ(table.rows[1].back(), fmt::format("{:.2f}", std::exp(2.0)));
 }
 
 TEST(ComparisonTable, NoRunsGiveTheHeaderOnly) {

@@ -66,6 +66,8 @@ TEST(ReportFromFile, TableOfRunsReadBackFromAResultsFile) {
       results::EpochRecord epoch;
       epoch.epoch = 1;
       epoch.duration_s = 3.5;
+      epoch.data_wait_s = 0.5;
+      epoch.compute_s = 3.0;
       epoch.test_accuracy = 0.5;
       run->append_epoch(epoch);
     }
@@ -73,11 +75,12 @@ TEST(ReportFromFile, TableOfRunsReadBackFromAResultsFile) {
   const Table table = comparison_table(results::read_runs(path));
   std::filesystem::remove_all(folder);
 
-  EXPECT_EQ(table.columns, (std::vector<std::string>{"run", "optimizer.lr", "status", "epochs",
-                                                     "time", "peak mem", "test acc"}));
+  EXPECT_EQ(table.columns,
+            (std::vector<std::string>{"run", "optimizer.lr", "status", "epochs", "time",
+                                      "data wait", "compute", "peak mem", "test acc"}));
   ASSERT_EQ(table.rows.size(), 2u);
-  EXPECT_EQ(table.rows[0],
-            (std::vector<std::string>{"lr=0.1", "0.1", "running", "1", "3.5 s", "", "50.00%"}));
+  EXPECT_EQ(table.rows[0], (std::vector<std::string>{"lr=0.1", "0.1", "running", "1", "3.5 s",
+                                                     "0.5 s", "3.0 s", "", "50.00%"}));
   EXPECT_EQ(table.rows[1].at(0), "lr=0.01");
 }
 
