@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExperiments = std::string(RUNNER_SOURCE_DIR) + "/experiments/";
+
+std::string fmt_gib(double bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
+// CIFAR-10 binary files of `records` random images each: 1 label byte + 3072 pixel bytes.
+std::string write_small_cifar(int records) {
+  const std::string dir = scratch_dir("cifar_" + std::to_string(getpid()));
+  std::mt19937 random(7);
+  for (const char* name : {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                           "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"}) {
+    std::ofstream out(dir + "/" + name, std::ios::binary);
+    for (int r = 0; r < records; ++r) {
+      out.put(static_cast<char>(r % 10));
+      for (int i = 0; i < 3072; ++i) out.put(static_cast<char>(random() % 256));
+    }
+  }
+  return dir;
+}
+
+// Two training steps of one epoch, results in a scratch file; `data` points it at local data.
+Output run_briefly(const std::string& file, const std::string& data) {
+  const std::string dir = scratch_dir("exp_" + std::to_string(getpid()) + "_" + file);
+  return run_runner(kExperiments + file + " -q --set train.epochs=1" +
+                    " --set train.max_steps_per_epoch=2 --set experiment.results=" + dir +
+                    "/r.h5 " + data);
+}
+
+const std::string kOnFashionMnist = "--set dataset.data_dir=" + kFashionMnist +
+                                    " --set dataset.download=false --set dataset.test_size=200";
+
+class MnistExperiment : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MnistExperiment, RunsOnFashionMnist) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  const Output o = run_briefly(GetParam(), kOnFashionMnist);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, MnistExperiment,
+                         ::testing::Values("quickstart.toml", "mnist_lenet.toml",
+                                           "mnist_lenet_augmented.toml",
+                                           "mnist_num_workers_sweep.toml", "conv_depth.toml"));
+
+class CifarExperiment : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CifarExperiment, RunsOnCifarFormatFiles) {
+  const std::string data = write_small_cifar(40);
+  const Output o = run_briefly(GetParam(), "--set dataset.data_dir=" + data +
+                                               " --set train.batch_size=8 --set train.test_batch_size=40");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, CifarExperiment,
+                         ::testing::Values("cifar_lenet.toml", "cifar_vgg.toml",
+                                           "cifar_cnn_augmented.toml"));
+
+TEST(Experiments, Gpt2TinyTrainsAndReportsPerplexity) {
+  const std::string dir = scratch_dir("gpt2_tiny_" + std::to_string(getpid()));
+  const Output o = run_runner(kExperiments + "gpt2_tiny.toml --set train.epochs=1" +
+                              " --set train.max_steps_per_epoch=3 --set dataset.test_size=16" +
+                              " --set experiment.results=" + dir + "/r.h5");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("ppl"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("test ppl"), std::string::npos) << o.out;
+}
+
+TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
+  const Output o = run_runner("--dry-run " + kExperiments + "gpt2_xl.toml");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("1,557,611,200 parameters (from the model's options"), std::string::npos)
+      << o.out;
+  // 16 bytes per parameter with AdamW: weights, gradients and two moments, in fp32.
+  EXPECT_NE(o.out.find(fmt_gib(16.0 * 1557611200)), std::string::npos) << o.out;
+}
+
+TEST(Experiments, EveryFileIsCovered) {
+  const std::vector<std::string> covered{
+      "quickstart.toml",      "mnist_lenet.toml",      "mnist_lenet_augmented.toml",
+      "mnist_num_workers_sweep.toml", "conv_depth.toml", "cifar_lenet.toml",
+      "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml"};
+  for (const auto& entry : fs::directory_iterator(kExperiments)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())
+        << name << " has no test here";
+  }
+}
+
+}  // namespace
+}  // namespace runner::testing
