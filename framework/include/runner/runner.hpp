@@ -1,6 +1,7 @@
 // Everything a plugin author includes.
 #pragma once
 
+#include "runner/compat.hpp"
 #include "runner/dataset.hpp"
 #include "runner/errors.hpp"
 #include "runner/kind.hpp"
