@@ -49,3 +49,37 @@ function(runner_add_plugin_library target)
     target_precompile_headers(${target} REUSE_FROM runner_pch)
   endif()
 endfunction()
+
+# runner_add_cpu_kernels(TARGET SOURCES kernel.cpp ...)
+#
+# Compiles each source once per CPU capability, as ATen compiles its own kernels: DEFAULT and,
+# on x86-64, AVX2 and AVX512. Each copy is built with CPU_CAPABILITY set to its name, so
+# at::vec::Vectorized has the matching width and a source that wraps its functions in
+# `namespace CPU_CAPABILITY` gets one namespace per copy. The copies go into TARGET, which picks
+# one at run time with runner::cpu_capability() (runner/cpu_capability.hpp).
+function(runner_add_cpu_kernels target)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  set(flags_DEFAULT "")
+  set(flags_AVX2 -mavx2 -mfma)
+  set(flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma)
+  set(capabilities DEFAULT)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    list(APPEND capabilities AVX2 AVX512)
+  endif()
+  foreach(capability ${capabilities})
+    set(objects ${target}_${capability})
+    add_library(${objects} OBJECT ${ARG_SOURCES})
+    target_link_libraries(${objects} PRIVATE Runner::sdk)
+    target_compile_definitions(${objects} PRIVATE CPU_CAPABILITY=${capability}
+                                                  CPU_CAPABILITY_${capability})
+    target_compile_options(${objects} PRIVATE ${flags_${capability}})
+    set_target_properties(${objects} PROPERTIES
+      POSITION_INDEPENDENT_CODE ON
+      CXX_VISIBILITY_PRESET hidden
+      VISIBILITY_INLINES_HIDDEN ON)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${objects}>)
+  endforeach()
+  # ATen's vectorized math calls SLEEF, which LibTorch links but does not re-export.
+  find_library(RUNNER_SLEEF_LIBRARY sleef REQUIRED)
+  target_link_libraries(${target} PUBLIC ${RUNNER_SLEEF_LIBRARY})
+endfunction()

@@ -1,23 +1,91 @@
 // An op: a named function (an activation, a fused layer) that a model asks for by name,
-// so that an op plugin changes a model without touching its code.
+// so that an op plugin changes a model without touching its code. An op may also say what
+// built-in computation it stands for, so `runner check-op` can compare the two.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace runner {
+
+// Per-call settings of an op, each a list of integers: a convolution's stride and padding,
+// a pool's kernel size. Configuration that holds for every call belongs in the op's options.
+class OpAttributes {
+ public:
+  OpAttributes& set(const std::string& name, std::vector<int64_t> values) {
+    values_[name] = std::move(values);
+    return *this;
+  }
+  // The values of `name`, or `fallback` when the caller did not set it.
+  std::vector<int64_t> get(const std::string& name, std::vector<int64_t> fallback) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? fallback : it->second;
+  }
+  const std::map<std::string, std::vector<int64_t>>& values() const { return values_; }
+
+  // "padding=1,1 stride=2,2"; empty without attributes.
+  std::string text() const {
+    std::string out;
+    for (const auto& [name, values] : values_) {
+      out += (out.empty() ? "" : " ") + name + "=";
+      for (size_t i = 0; i < values.size(); ++i)
+        out += (i ? "," : "") + std::to_string(values[i]);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::vector<int64_t>> values_;
+};
+
+// One set of inputs that `runner check-op` runs an op and its reference on. Every defined
+// floating-point input is differentiated; an undefined one is an absent optional input
+// (a convolution without bias).
+struct OpCase {
+  std::vector<torch::Tensor> inputs;
+  OpAttributes attributes;
+};
 
 class Op {
  public:
   virtual ~Op() = default;
   // Number of tensors forward() takes: 1 for an activation.
   virtual int arity() const { return 1; }
-  virtual torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const = 0;
+  virtual torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                                const OpAttributes& attributes) const = 0;
 
-  torch::Tensor operator()(const torch::Tensor& x) const { return forward({x}); }
+  torch::Tensor operator()(const torch::Tensor& x) const { return forward({x}, {}); }
+
+  // The built-in computation the op stands for (at::gelu, conv2d then relu), on the same
+  // inputs and attributes. An op without one is only gradchecked and timed by check-op.
+  virtual bool has_reference() const { return false; }
+  virtual torch::Tensor reference(const std::vector<torch::Tensor>& /*inputs*/,
+                                  const OpAttributes& /*attributes*/) const {
+    throw std::logic_error("this op has no reference");
+  }
+
+  // Shapes of the first input that check-op tries when the user names none: odd sizes and
+  // a batch of 1 among them.
+  virtual std::vector<std::vector<int64_t>> check_shapes() const {
+    return {{1, 1}, {3, 7}, {2, 5, 9}, {1, 3, 17, 33}};
+  }
+  // The cases check-op runs for one shape of the first input; `options` holds the dtype and
+  // device. By default, one standard-normal tensor of that shape.
+  virtual std::vector<OpCase> check_cases(const std::vector<int64_t>& shape,
+                                          const torch::TensorOptions& options) const {
+    return {OpCase{{torch::randn(shape, options)}, {}}};
+  }
+  // Largest relative error check-op accepts in `dtype`, for the output and each gradient:
+  // the largest absolute difference from the reference over the reference's largest
+  // magnitude.
+  virtual double tolerance(torch::ScalarType dtype) const {
+    return dtype == torch::kDouble ? 1e-12 : 1e-5;
+  }
 };
 
 // The ops of the installed plugins, configured from the experiment's [ops.NAME] tables.

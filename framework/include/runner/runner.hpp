@@ -2,8 +2,10 @@
 #pragma once
 
 #include "runner/compat.hpp"
+#include "runner/cpu_capability.hpp"
 #include "runner/dataset.hpp"
 #include "runner/errors.hpp"
+#include "runner/gradcheck.hpp"
 #include "runner/kind.hpp"
 #include "runner/model.hpp"
 #include "runner/op.hpp"

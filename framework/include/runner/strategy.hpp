@@ -16,11 +16,25 @@ namespace runner {
 using OptimizerFactory =
     std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor> params)>;
 
+// The host's clock and memory gauge inside a step. A strategy calls these at the edges of the
+// phases of its train_step, so the host can report forward, backward and optimizer time and
+// the memory the forward pass leaves held for backward (the saved activations). The host's
+// meter waits for the device before it reads its clock; this default measures nothing.
+class StepMeter {
+ public:
+  virtual ~StepMeter() = default;
+  virtual void step_begins() {}
+  virtual void forward_ends() {}
+  virtual void backward_ends() {}
+  virtual void step_ends() {}  // after the optimizer
+};
+
 struct StrategyContext {
   std::shared_ptr<Model> model;
   torch::Device device = torch::kCPU;
   OptimizerFactory make_optimizer;
   int64_t seed = 0;
+  std::shared_ptr<StepMeter> meter = std::make_shared<StepMeter>();
 };
 
 struct StepResult {

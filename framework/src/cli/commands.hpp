@@ -14,7 +14,20 @@ struct RunOptions {
   bool quiet = false;
 };
 
+struct CheckOpOptions {
+  std::string op;
+  std::string dtype = "float32";
+  std::string device = "cpu";
+  std::vector<std::string> shapes;    // "64x16x28x28", comma-separated or repeated
+  std::vector<std::string> settings;  // the op's options, key=value
+  std::vector<std::string> plugin_path;
+  int repeats = 5;
+  int64_t threads = 0;  // 0: every core
+};
+
 int run_command(const RunOptions& options);
+// 0 when every comparison is within the op's tolerance and every gradcheck passes, else 1.
+int check_op_command(const CheckOpOptions& options);
 int plugins_command(const std::vector<std::string>& plugin_path);
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path);
 int report_command(const std::string& file, const std::string& csv_path);

@@ -19,6 +19,24 @@ int report_error(const runner::Error& e) {
   return e.exit_code();
 }
 
+CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
+  auto* sub = app.add_subcommand(
+      "check-op", "compare an op with its reference: errors, float64 gradcheck, timing");
+  sub->add_option("name", check.op, "the op, e.g. gelu")->required();
+  sub->add_option("--dtype", check.dtype, "float32 or float64 (default float32)");
+  sub->add_option("--shapes", check.shapes,
+                  "shapes of the first input, e.g. 4096x4096,1x3x17x33 (default: the op's)")
+      ->allow_extra_args(false);
+  sub->add_option("--set", check.settings, "an option of the op: key=value (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--device", check.device, "cpu or cuda (default cpu)");
+  sub->add_option("--repeat", check.repeats, "timed calls of each, median reported (default 5)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--threads", check.threads, "ATen threads, 0 for every core (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  return sub;
+}
+
 int dispatch(int argc, char** argv) {
   using namespace runner::cli;
   CLI::App app{"runner " RUNNER_VERSION ": train networks from TOML experiments and plugins"};
@@ -42,7 +60,9 @@ int dispatch(int argc, char** argv) {
   std::string report_file, csv_path;
   report->add_option("file", report_file, "results file (.h5)")->required();
   report->add_option("--csv", csv_path, "write the table as CSV to this file");
-  for (auto* sub : {plugins, describe, report}) sub->fallthrough();
+  CheckOpOptions check;
+  auto* check_op = add_check_op(app, check);
+  for (auto* sub : {plugins, describe, report, check_op}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -54,6 +74,10 @@ int dispatch(int argc, char** argv) {
   if (plugins->parsed()) return plugins_command(run.plugin_path);
   if (describe->parsed()) return describe_command(what, run.plugin_path);
   if (report->parsed()) return report_command(report_file, csv_path);
+  if (check_op->parsed()) {
+    check.plugin_path = run.plugin_path;
+    return check_op_command(check);
+  }
   if (run.experiment_file.empty()) {
     std::cerr << app.help();
     return static_cast<int>(runner::ErrorClass::config);

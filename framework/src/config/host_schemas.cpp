@@ -48,6 +48,10 @@ const Schema& train_schema() {
     s.integer("log_every", 50, "Training steps between progress updates", 1);
     s.integer("max_steps_per_epoch", 0, "Stop an epoch after this many steps; 0: no limit", 0);
     s.flag("deterministic", false, "Use deterministic algorithms only (slower, reproducible)");
+    s.text("backend_conv", "vendor",
+           "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
+           "(ATen's own kernels, vendor libraries off)",
+           {"vendor", "native"});
     return s;
   }();
   return schema;

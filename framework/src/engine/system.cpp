@@ -109,6 +109,17 @@ double peak_memory_bytes(const torch::Device& device) {
   return proc_status_kb("VmHWM");
 }
 
+int64_t device_allocated_bytes(const torch::Device& device) {
+#if RUNNER_WITH_CUDA
+  if (device.is_cuda()) {
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return stats.allocated_bytes[0].current;
+  }
+#endif
+  (void)device;
+  return 0;
+}
+
 std::map<std::string, std::string> environment(const std::string& device, int threads,
                                                int world_size) {
   return {{"runner_version", RUNNER_VERSION},

@@ -23,6 +23,9 @@ void use_one_thread_in_this_thread();
 void reset_peak_memory(const torch::Device& device);
 double peak_memory_bytes(const torch::Device& device);
 
+// Bytes the CUDA caching allocator has handed out now; 0 on other devices.
+int64_t device_allocated_bytes(const torch::Device& device);
+
 // runner and LibTorch versions, BLAS library, device, threads, host.
 std::map<std::string, std::string> environment(const std::string& device, int threads,
                                                int world_size);

@@ -12,6 +12,7 @@
 #include "engine/metrics.hpp"
 #include "engine/optimizers.hpp"
 #include "engine/sampler.hpp"
+#include "engine/step_meter.hpp"
 #include "engine/system.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "plugin_host/op_library.hpp"
@@ -40,6 +41,7 @@ struct Session {
   std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
   std::shared_ptr<Model> model;
   std::shared_ptr<Strategy> strategy;
+  std::shared_ptr<HostStepMeter> meter;
   int64_t epochs = 1, batch_size = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
   std::unique_ptr<LearningRateSchedule> schedule;
   int64_t global_step = 0;
@@ -185,6 +187,9 @@ void build(Session& s, const plugin_host::Registry& registry) {
   s.threads = configure_threads(train.get_int("threads"));
   s.device = resolve_device(train.get_string("device"));
   if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
+  const bool vendor_conv = train.get_string("backend_conv") == "vendor";
+  at::globalContext().setUserEnabledMkldnn(vendor_conv);
+  at::globalContext().setUserEnabledCuDNN(vendor_conv);
   torch::manual_seed(static_cast<uint64_t>(s.seed));
   s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
   s.info = s.dataset->info();
@@ -196,7 +201,9 @@ void build(Session& s, const plugin_host::Registry& registry) {
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
-  s.strategy->setup(StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed});
+  s.meter = std::make_shared<HostStepMeter>(s.device);
+  s.strategy->setup(
+      StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed, s.meter});
   s.epochs = train.get_int("epochs");
   s.batch_size = train.get_int("batch_size");
   s.log_every = train.get_int("log_every");
@@ -231,6 +238,11 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   record.compute_s = record.duration_s - record.data_wait_s;
   record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
   record.peak_memory_bytes = peak_memory_bytes(s.device);
+  const PhaseTotals phases = s.meter->take();
+  record.forward_s = phases.forward_s;
+  record.backward_s = phases.backward_s;
+  record.optimizer_s = phases.optimizer_s;
+  record.activation_memory_bytes = phases.activation_bytes;
   record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
   s.writer.append_epoch(record);
   s.writer.append_steps(train.steps);

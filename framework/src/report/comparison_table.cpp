@@ -86,6 +86,34 @@ std::pair<double, double> data_wait_and_compute_s(const RunRecord& run) {
   return {wait, compute};
 }
 
+// The strategy's phase times over the finished epochs, and the largest saved-activation memory.
+struct Phases {
+  double forward_s = 0, backward_s = 0, activation_bytes = 0;
+};
+
+Phases phases_of(const RunRecord& run) {
+  Phases phases;
+  for (const results::EpochRecord& epoch : run.epochs) {
+    phases.forward_s += epoch.forward_s;
+    phases.backward_s += epoch.backward_s;
+    phases.activation_bytes = std::max(phases.activation_bytes, epoch.activation_memory_bytes);
+  }
+  return phases;
+}
+
+bool any_phases(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunRecord& run) { return phases_of(run).forward_s > 0; });
+}
+
+void add_phase_cells(const RunRecord& run, std::vector<std::string>& row) {
+  const Phases phases = phases_of(run);
+  const bool measured = phases.forward_s > 0;
+  row.push_back(measured ? format_duration(phases.forward_s) : "");
+  row.push_back(measured ? format_duration(phases.backward_s) : "");
+  row.push_back(phases.activation_bytes > 0 ? format_mebibytes(phases.activation_bytes) : "");
+}
+
 bool is_language_model(const RunRecord& run) {
   return run.summary && run.summary->task == "language_modeling";
 }
@@ -110,6 +138,7 @@ struct Layout {
   std::vector<std::string> keys;
   bool with_perplexity = false;
   bool with_note = false;
+  bool with_phases = false;
 };
 
 std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
@@ -123,6 +152,7 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
   const auto [wait, compute] = data_wait_and_compute_s(run);
   row.push_back(run.epochs.empty() ? "" : format_duration(wait));
   row.push_back(run.epochs.empty() ? "" : format_duration(compute));
+  if (layout.with_phases) add_phase_cells(run, row);
   const double peak = peak_memory_bytes(run);
   row.push_back(peak > 0 ? format_mebibytes(peak) : "");
   const std::optional<double> accuracy = test_accuracy(run);
@@ -135,13 +165,17 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
 }  // namespace
 
 Table comparison_table(const std::vector<RunRecord>& runs) {
-  const Layout layout{swept_keys(runs), any_language_model(runs), any_note(runs)};
+  const Layout layout{swept_keys(runs), any_language_model(runs), any_note(runs),
+                      any_phases(runs)};
   Table table;
   table.columns.emplace_back("run");
   table.columns.insert(table.columns.end(), layout.keys.begin(), layout.keys.end());
-  for (const char* column :
-       {"status", "epochs", "time", "data wait", "compute", "peak mem", "test acc"})
+  for (const char* column : {"status", "epochs", "time", "data wait", "compute"})
     table.columns.emplace_back(column);
+  if (layout.with_phases)
+    for (const char* column : {"forward", "backward", "saved act"})
+      table.columns.emplace_back(column);
+  for (const char* column : {"peak mem", "test acc"}) table.columns.emplace_back(column);
   if (layout.with_perplexity) table.columns.emplace_back("test ppl");
   if (layout.with_note) table.columns.emplace_back("note");
   for (const RunRecord& run : runs) table.rows.push_back(row_of(run, layout));

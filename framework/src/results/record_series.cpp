@@ -15,7 +15,11 @@ const RecordLayout<EpochRecord>& epoch_layout() {
        {"compute_s", &EpochRecord::compute_s},
        {"samples_per_s", &EpochRecord::samples_per_s},
        {"peak_memory_bytes", &EpochRecord::peak_memory_bytes},
-       {"learning_rate", &EpochRecord::learning_rate}}};
+       {"learning_rate", &EpochRecord::learning_rate}},
+      {{"forward_s", &EpochRecord::forward_s},
+       {"backward_s", &EpochRecord::backward_s},
+       {"optimizer_s", &EpochRecord::optimizer_s},
+       {"activation_memory_bytes", &EpochRecord::activation_memory_bytes}}};
   return layout;
 }
 

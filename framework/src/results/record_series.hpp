@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "results/datasets.hpp"
+#include "results/groups.hpp"
 #include "results/results.hpp"
 #include "results/series.hpp"
 
@@ -19,6 +20,8 @@ struct RecordLayout {
   const char* counter_name;  // the int64 column: "epoch" or "step"
   int64_t Record::*counter;
   std::vector<std::pair<const char*, double Record::*>> values;  // the float64 columns
+  // Float64 columns added after the first format: a file without them reads them as 0.
+  std::vector<std::pair<const char*, double Record::*>> added_values = {};
 };
 
 const RecordLayout<EpochRecord>& epoch_layout();
@@ -28,6 +31,8 @@ template <typename Record>
 void create_record_series(hid_t group, const RecordLayout<Record>& layout, size_t chunk_length) {
   create_series(group, layout.counter_name, SeriesType::int64, chunk_length);
   for (const auto& [name, member] : layout.values)
+    create_series(group, name, SeriesType::float64, chunk_length);
+  for (const auto& [name, member] : layout.added_values)
     create_series(group, name, SeriesType::float64, chunk_length);
 }
 
@@ -45,6 +50,17 @@ void append_records(hid_t group, const RecordLayout<Record>& layout,
   append_to_series(group, layout.counter_name, column(records, layout.counter));
   for (const auto& [name, member] : layout.values)
     append_to_series(group, name, column(records, member));
+  for (const auto& [name, member] : layout.added_values)
+    append_to_series(group, name, column(records, member));
+}
+
+// Fills `member` of the rows from the column `name`, dropping rows the column lacks.
+template <typename Record>
+void read_column(hid_t group, const char* name, double Record::*member,
+                 std::vector<Record>& records) {
+  const std::vector<double> values = read_double_list(group, name);
+  records.resize(std::min(records.size(), values.size()));
+  for (size_t row = 0; row < records.size(); ++row) records[row].*member = values[row];
 }
 
 // A writer killed between two series of one append leaves them of unequal lengths: the
@@ -54,11 +70,9 @@ std::vector<Record> read_records(hid_t group, const RecordLayout<Record>& layout
   const std::vector<int64_t> counters = read_int_list(group, layout.counter_name);
   std::vector<Record> records(counters.size());
   for (size_t row = 0; row < counters.size(); ++row) records[row].*layout.counter = counters[row];
-  for (const auto& [name, member] : layout.values) {
-    const std::vector<double> values = read_double_list(group, name);
-    records.resize(std::min(records.size(), values.size()));
-    for (size_t row = 0; row < records.size(); ++row) records[row].*member = values[row];
-  }
+  for (const auto& [name, member] : layout.values) read_column(group, name, member, records);
+  for (const auto& [name, member] : layout.added_values)
+    if (has_member(group, name)) read_column(group, name, member, records);
   return records;
 }
 

@@ -40,6 +40,11 @@ struct EpochRecord {
   double samples_per_s = 0;
   double peak_memory_bytes = 0;
   double learning_rate = 0;
+  // The training steps' phases, as the strategy reports them (0 when it does not), and the
+  // largest memory a forward pass left held for its backward. Files of runner 0.1.0 have
+  // none of these: they read as 0.
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;
+  double activation_memory_bytes = 0;
 };
 
 struct StepRecord {

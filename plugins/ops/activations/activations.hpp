@@ -16,7 +16,8 @@ class UnaryOp : public runner::Op {
   using Function = std::function<torch::Tensor(const torch::Tensor&)>;
 
   explicit UnaryOp(Function function) : function_(std::move(function)) {}
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override;
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& attributes) const override;
 
  private:
   Function function_;

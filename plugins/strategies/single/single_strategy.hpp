@@ -16,6 +16,7 @@ class SingleStrategy : public Strategy {
   std::shared_ptr<Model> model_;
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::shared_ptr<StepMeter> meter_;
 };
 
 }  // namespace runner::strategies

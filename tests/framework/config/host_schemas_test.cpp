@@ -45,7 +45,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
       train_schema().names(),
       (std::vector<std::string>{"epochs", "batch_size", "test_batch_size", "device", "threads",
                                 "precision", "num_workers", "prefetch", "pin_memory", "log_every",
-                                "max_steps_per_epoch", "deterministic"}));
+                                "max_steps_per_epoch", "deterministic", "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",
                                       "eps"}));

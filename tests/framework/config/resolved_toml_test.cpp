@@ -51,6 +51,7 @@ const std::string kMinimalResolved =
     "name = \"single\"\n"
     "\n"
     "[train]\n"
+    "backend_conv = \"vendor\"\n"
     "batch_size = 64\n"
     "deterministic = false\n"
     "device = \"cpu\"\n"
@@ -79,7 +80,8 @@ TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
 
 TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
   const Experiment e = parse(kMinimal + "[ops.gelu]\n[sweep]\n\"train.batch_size\" = [32, 128]\n");
-  EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "[train]\nbatch_size = 128\n"));
+  EXPECT_TRUE(
+      Contains(e.runs[1].resolved_toml, "[train]\nbackend_conv = \"vendor\"\nbatch_size = 128\n"));
   EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "[ops.gelu]\napproximate = \"none\"\n"));
   EXPECT_FALSE(Contains(e.runs[1].resolved_toml, "sweep"));
 }

@@ -64,6 +64,29 @@ TEST(Trainer, LoaderThreadsChangeTimingOnlyNotTheLosses) {
   }
 }
 
+TEST(Trainer, EpochsRecordTheStrategysPhasesAndHeldMemory) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_GT(epoch.forward_s, 0) << epoch.epoch;
+    EXPECT_GT(epoch.backward_s, 0) << epoch.epoch;
+    EXPECT_GT(epoch.optimizer_s, 0) << epoch.epoch;
+    EXPECT_LE(epoch.forward_s + epoch.backward_s + epoch.optimizer_s, epoch.compute_s);
+    // linear_probe keeps at least its (batch, classes) logits from forward to backward.
+    EXPECT_GT(epoch.activation_memory_bytes, 0) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, BackendConvSwitchesTheVendorConvolutions) {
+  auto registry = fixture_registry();
+  train(registry, blobs_experiment("backend_conv = \"native\"\n"));
+  EXPECT_FALSE(at::globalContext().userEnabledMkldnn());
+  EXPECT_FALSE(at::globalContext().userEnabledCuDNN());
+  train(registry, blobs_experiment());
+  EXPECT_TRUE(at::globalContext().userEnabledMkldnn());
+  EXPECT_TRUE(at::globalContext().userEnabledCuDNN());
+}
+
 TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
   auto registry = fixture_registry();
   const std::string augment = "[[dataset.augment]]\nname = \"horizontal_flip\"\n";

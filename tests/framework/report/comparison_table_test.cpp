@@ -129,6 +129,24 @@ TEST(ComparisonTable, LanguageModelsAddTheirTestPerplexity) {
   EXPECT_EQ(table.rows[1].back(), fmt::format("{:.2f}", std::exp(2.0)));
 }
 
+TEST(ComparisonTable, MeasuredPhasesAddForwardBackwardAndSavedActivations) {
+  RunRecord measured = completed_run("fused", "fused");
+  for (auto& e : measured.epochs) {
+    e.forward_s = 2.5;
+    e.backward_s = 4.0;
+    e.activation_memory_bytes = e.epoch * 3 * 1048576.0;  // the table shows the largest
+  }
+  const Table table = comparison_table({measured, completed_run("old", "old")});
+  EXPECT_EQ(table.columns,
+            (std::vector<std::string>{"run", "status", "epochs", "time", "data wait", "compute",
+                                      "forward", "backward", "saved act", "peak mem",
+                                      "test acc"}));
+  EXPECT_EQ(table.rows[0][6], "5.0 s");
+  EXPECT_EQ(table.rows[0][7], "8.0 s");
+  EXPECT_EQ(table.rows[0][8], "6.0 MiB");
+  EXPECT_EQ(table.rows[1][6], "");  // a run of a strategy that reports no phases
+}
+
 TEST(ComparisonTable, NoRunsGiveTheHeaderOnly) {
   const Table table = comparison_table({});
   EXPECT_EQ(table.columns, with_leading({"run"}));

@@ -224,6 +224,29 @@ TEST(ResultsErrors, DamagedRunDoesNotHideTheOthers) {
   EXPECT_EQ(runs[1].steps.size(), 1u);
 }
 
+TEST(ResultsErrors, EpochColumnsAddedLaterReadAsZeroWhenAbsent) {
+  ScratchFolder folder;
+  const std::string path = folder.file("older.h5");
+  {
+    auto file = ResultsFile::open(path);
+    auto run = file->begin_run(sample_header("a"));
+    run->append_epoch(sample_epoch(1));
+  }
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    for (const char* column : {"forward_s", "backward_s", "optimizer_s", "activation_memory_bytes"})
+      EXPECT_GE(H5Ldelete(file, (std::string("a/epochs/") + column).c_str(), H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].damage, "");
+  ASSERT_EQ(runs[0].epochs.size(), 1u);
+  EXPECT_EQ(runs[0].epochs[0].train_loss, sample_epoch(1).train_loss);
+  EXPECT_EQ(runs[0].epochs[0].forward_s, 0.0);
+  EXPECT_EQ(runs[0].epochs[0].activation_memory_bytes, 0.0);
+}
+
 TEST(ResultsErrors, GroupsThatAreNotRunsAreIgnored) {
   ScratchFolder folder;
   const std::string path = folder.file("annotated.h5");

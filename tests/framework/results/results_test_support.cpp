@@ -42,6 +42,10 @@ EpochRecord sample_epoch(int64_t epoch) {
   record.samples_per_s = 6000 + n;
   record.peak_memory_bytes = 1e8 + n;
   record.learning_rate = 0.1 / n;
+  record.forward_s = 2 + n;
+  record.backward_s = 4 + n;
+  record.optimizer_s = 1 + n;
+  record.activation_memory_bytes = 3e6 + n;
   return record;
 }
 
@@ -79,6 +83,10 @@ void expect_same_epoch(const EpochRecord& actual, const EpochRecord& expected) {
   EXPECT_EQ(actual.samples_per_s, expected.samples_per_s);
   EXPECT_EQ(actual.peak_memory_bytes, expected.peak_memory_bytes);
   EXPECT_EQ(actual.learning_rate, expected.learning_rate);
+  EXPECT_EQ(actual.forward_s, expected.forward_s);
+  EXPECT_EQ(actual.backward_s, expected.backward_s);
+  EXPECT_EQ(actual.optimizer_s, expected.optimizer_s);
+  EXPECT_EQ(actual.activation_memory_bytes, expected.activation_memory_bytes);
 }
 
 }  // namespace runner::results::testing

@@ -18,7 +18,8 @@ namespace gpt2::test_support {
 // ATen's tanh GELU under the name the model asks for by default, counting its calls.
 class CountingGelu : public runner::Op {
  public:
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
     ++calls;
     return torch::gelu(inputs.at(0), "tanh");
   }
@@ -28,7 +29,8 @@ class CountingGelu : public runner::Op {
 class AddOp : public runner::Op {
  public:
   int arity() const override { return 2; }
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
     return inputs.at(0) + inputs.at(1);
   }
 };

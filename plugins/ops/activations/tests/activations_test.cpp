@@ -133,7 +133,7 @@ TEST_F(ActivationsTest, GradientsFlowThroughEveryOp) {
 }
 
 TEST_F(ActivationsTest, MoreThanOneInputIsAnInternalError) {
-  EXPECT_THROW(make("relu")->forward({x_, x_}), runner::RunError);
+  EXPECT_THROW(make("relu")->forward({x_, x_}, {}), runner::RunError);
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+# CUDA kernels. The .cu files hold plain kernels over raw pointers, with no LibTorch header,
+# so nvcc compiles them whenever it is found (here /usr/local/cuda), even when LibTorch is
+# CPU-only: CI builds every kernel. The glue that hands them tensors is C++ that needs
+# LibTorch's CUDA headers; it builds only when RUNNER_CUDA_ENABLED (RunnerDependencies.cmake).
+#
+# RUNNER_CUDA_KERNELS is ON when nvcc was found. CMAKE_CUDA_ARCHITECTURES defaults to 80;90
+# (A100, H100); pass -DCMAKE_CUDA_ARCHITECTURES=native on a machine with its GPU.
+if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX}
+   AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+endif()
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(RUNNER_CUDA_KERNELS ON)
+else()
+  set(RUNNER_CUDA_KERNELS OFF)
+endif()
+if(RUNNER_CUDA_ENABLED AND NOT RUNNER_CUDA_KERNELS)
+  message(FATAL_ERROR "LibTorch has CUDA but no nvcc was found: set CMAKE_CUDA_COMPILER")
+endif()
+message(STATUS "runner: CUDA kernels ${RUNNER_CUDA_KERNELS} (${CMAKE_CUDA_COMPILER})")
+
+# runner_add_cuda_kernels(TARGET SOURCES kernels.cu ...)
+#
+# A static library of CUDA kernels. It is built whenever nvcc is found; link it into a plugin
+# only when RUNNER_CUDA_ENABLED, together with the glue that launches the kernels on LibTorch's
+# current stream.
+function(runner_add_cuda_kernels target)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC CUDA::cudart)
+  set_target_properties(${target} PROPERTIES
+    CUDA_STANDARD 17
+    CUDA_STANDARD_REQUIRED ON
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden
+    CUDA_VISIBILITY_PRESET hidden)
+endfunction()

@@ -1,0 +1,100 @@
+// `runner check-op NAME`: the op against its reference, from the command line.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/registry_loader.hpp"
+#include "config/overrides.hpp"
+#include "config/validate.hpp"
+#include "engine/system.hpp"
+#include "opcheck/check_op.hpp"
+
+namespace runner::cli {
+namespace {
+
+torch::ScalarType parse_dtype(const std::string& text) {
+  if (text == "float32" || text == "float") return torch::kFloat;
+  if (text == "float64" || text == "double") return torch::kDouble;
+  throw ConfigError("--dtype " + text + ": unknown dtype", "use float32 or float64");
+}
+
+int64_t parse_side(const std::string& side, const std::string& shape) {
+  size_t used = 0;
+  int64_t value = -1;
+  try {
+    value = std::stoll(side, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != side.size() || value < 0)
+    throw ConfigError("--shapes " + shape + ": '" + side + "' is not a size",
+                      "write shapes as sizes joined by x, e.g. --shapes 64x16x28x28");
+  return value;
+}
+
+std::vector<int64_t> parse_shape(const std::string& shape) {
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  while (true) {
+    const size_t x = shape.find('x', start);
+    sizes.push_back(parse_side(shape.substr(start, x - start), shape));
+    if (x == std::string::npos) return sizes;
+    start = x + 1;
+  }
+}
+
+// "--shapes 4x5,2x3" and repeated --shapes both work.
+std::vector<std::vector<int64_t>> parse_shapes(const std::vector<std::string>& texts) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto& text : texts) {
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      shapes.push_back(parse_shape(text.substr(start, comma - start)));
+      start = comma + 1;
+    }
+  }
+  return shapes;
+}
+
+// The op's options: its defaults, with `--set key=value` checked against its schema.
+Options op_options(const std::string& name, const Schema& schema,
+                   const std::vector<std::string>& settings) {
+  const std::string section = "ops." + name;
+  config::RawConfig raw;
+  std::vector<std::string> dotted;
+  for (const auto& s : settings) dotted.push_back(section + "." + s);
+  config::apply_overrides(raw, dotted);
+  return config::validate_section(section, raw.sections[section], schema);
+}
+
+torch::Device parse_device(const std::string& text) {
+  if (text == "cpu") return torch::kCPU;
+  if (text != "cuda") throw ConfigError("--device " + text + ": unknown device", "use cpu or cuda");
+  if (!torch::cuda::is_available())
+    throw RunError("--device cuda: no CUDA device is available",
+                   "this LibTorch build or this machine has no GPU; use --device cpu");
+  return torch::Device(torch::kCUDA, 0);
+}
+
+}  // namespace
+
+int check_op_command(const CheckOpOptions& options) {
+  plugin_host::Registry registry = load_registry(options.plugin_path, "");
+  const Component& component = *registry.get(Kind::op, options.op).component;
+  std::shared_ptr<Op> op =
+      registry.make_op(options.op, op_options(options.op, component.schema, options.settings));
+  opcheck::CheckSettings settings;
+  settings.dtype = parse_dtype(options.dtype);
+  settings.device = parse_device(options.device);
+  settings.shapes = parse_shapes(options.shapes);
+  settings.repeats = options.repeats;
+  const int threads = engine::configure_threads(options.threads);
+  std::cout << fmt::format("check-op {} {} on {} ({} threads)\n", options.op, options.dtype,
+                           settings.device.str(), threads);
+  opcheck::CheckReport report = opcheck::check_op(options.op, *op, settings);
+  std::cout << opcheck::report_text(report);
+  return report.passed() ? 0 : 1;
+}
+
+}  // namespace runner::cli

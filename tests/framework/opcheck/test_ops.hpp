@@ -1,0 +1,66 @@
+// Small ops whose right answers are formulas: x^2 with a correct, a wrong or no backward.
+#pragma once
+
+#include <runner/op.hpp>
+#include <torch/torch.h>
+
+namespace opcheck_test {
+
+// y = x^2 with the backward given as a multiple of x: 2 is right, anything else wrong.
+template <int kSlopeTimesX>
+struct Square : public torch::autograd::Function<Square<kSlopeTimesX>> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
+    ctx->save_for_backward({x});
+    return x * x;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad) {
+    return {grad[0] * kSlopeTimesX * ctx->get_saved_variables()[0]};
+  }
+};
+
+template <int kSlopeTimesX>
+class SquareOp : public runner::Op {
+ public:
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
+    return Square<kSlopeTimesX>::apply(inputs.at(0));
+  }
+  bool has_reference() const override { return true; }
+  torch::Tensor reference(const std::vector<torch::Tensor>& inputs,
+                          const runner::OpAttributes& /*attributes*/) const override {
+    return inputs.at(0).pow(2);
+  }
+};
+
+using RightSquare = SquareOp<2>;
+using WrongBackwardSquare = SquareOp<3>;
+
+// Forward off by 1e-3 relative: over the default float tolerance of 1e-5.
+class WrongForwardSquare : public RightSquare {
+ public:
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& attributes) const override {
+    return RightSquare::forward(inputs, attributes) * 1.001;
+  }
+};
+
+// Refuses non-contiguous inputs, as a careless kernel would mishandle them.
+class ContiguousOnlySquare : public RightSquare {
+ public:
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& attributes) const override {
+    if (!inputs.at(0).is_contiguous()) throw std::runtime_error("needs a contiguous input");
+    return RightSquare::forward(inputs, attributes);
+  }
+};
+
+class NoReferenceSquare : public runner::Op {
+ public:
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
+    return inputs.at(0) * inputs.at(0);
+  }
+};
+
+}  // namespace opcheck_test
