@@ -2,6 +2,7 @@
 
 #include <runner/errors.hpp>
 
+#include "conv_block.hpp"
 #include "image_model.hpp"
 
 namespace conv_stack {
@@ -25,6 +26,7 @@ ConvStackOptions ConvStackOptions::from(const runner::Options& options) {
   parsed.channels = options.get_int("channels");
   parsed.kernel_size = options.get_int("kernel_size");
   parsed.activation = options.get_string("activation");
+  parsed.fused = options.get_bool("fused");
   return parsed;
 }
 
@@ -35,6 +37,8 @@ runner::Schema conv_stack_schema() {
   schema.integer("kernel_size", 3, "side of the conv kernels; odd, padded to keep the image size",
                  1);
   schema.text("activation", "relu", "name of the op applied after each conv layer");
+  schema.flag("fused", false,
+              "each conv and its relu as the op fused_conv_relu (needs activation = \"relu\")");
   return schema;
 }
 
@@ -42,14 +46,17 @@ ConvStack::ConvStack(const ConvStackOptions& options, const runner::ModelContext
   support::ImageShape image = check_dataset(options, context.data);
   std::shared_ptr<const runner::Op> activation =
       support::activation_op(options.activation, context);
+  std::shared_ptr<const runner::Op> fused =
+      support::fused_conv_op("conv_stack", options.fused, options.activation, context);
   nn::ModuleList stages;
   double multiply_adds = 0;
   for (int64_t i = 0; i < options.layers; ++i) {
     int64_t in_channels = i == 0 ? image.channels : options.channels;
-    nn::Conv2d conv(nn::Conv2dOptions(in_channels, options.channels, options.kernel_size)
-                        .padding(options.kernel_size / 2));
-    multiply_adds += support::conv_multiply_adds(conv, image.height, image.width);
-    stages->push_back(nn::Sequential(conv, support::Activation(activation)));
+    support::ConvActivation layer(support::ConvShape{in_channels, options.channels,
+                                                     options.kernel_size, options.kernel_size / 2},
+                                  activation, fused);
+    multiply_adds += support::conv_multiply_adds(layer->conv, image.height, image.width);
+    stages->push_back(nn::Sequential(layer));
   }
   nn::Linear output(options.channels * image.height * image.width, context.data.num_classes);
   multiply_adds += support::linear_multiply_adds(output);
@@ -66,7 +73,7 @@ torch::Tensor ConvStack::forward(const torch::Tensor& inputs) {
 double ConvStack::forward_flops_per_sample() const { return forward_flops_; }
 
 void add_conv_stack_model(runner::PluginBuilder& plugin) {
-  plugin.add_model("conv_stack", "1.0.0",
+  plugin.add_model("conv_stack", "1.1.0",
                    "a stack of same-shaped conv layers with an activation op, then a linear layer",
                    conv_stack_schema(),
                    [](const runner::Options& options, const runner::ModelContext& context) {

@@ -16,6 +16,7 @@ struct ConvStackOptions {
   int64_t channels = 32;
   int64_t kernel_size = 3;          // odd; padding kernel_size / 2 keeps the image size
   std::string activation = "relu";  // an op name
+  bool fused = false;               // each conv and its relu as the op fused_conv_relu
 
   static ConvStackOptions from(const runner::Options& options);
 };
@@ -33,8 +34,9 @@ class ConvStack : public runner::Model {
   double forward_flops_per_sample() const override;
 
  private:
-  // A torch::nn::Sequential per layer, conv and activation, (N, C, H, W) -> (N, channels, H, W),
-  // then one for the classifier, flatten and linear, -> (N, num_classes).
+  // A torch::nn::Sequential per layer holding its conv and activation (or the fused op),
+  // (N, C, H, W) -> (N, channels, H, W), then one for the classifier, flatten and linear,
+  // -> (N, num_classes).
   torch::nn::ModuleList stages_{nullptr};
   double forward_flops_ = 0;
 };

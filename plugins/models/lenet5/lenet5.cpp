@@ -82,8 +82,8 @@ support::ImageShape check_dataset(const LeNet5Options& options, const runner::Da
   return image;
 }
 
-nn::Conv2d make_conv(int64_t in, int64_t out, ConvGeometry conv) {
-  return nn::Conv2d(nn::Conv2dOptions(in, out, conv.kernel).padding(conv.padding));
+support::ConvShape conv_shape(int64_t in, int64_t out, ConvGeometry conv) {
+  return {in, out, conv.kernel, conv.padding};
 }
 
 }  // namespace
@@ -91,7 +91,8 @@ nn::Conv2d make_conv(int64_t in, int64_t out, ConvGeometry conv) {
 LeNet5Options LeNet5Options::from(const runner::Options& options) {
   LeNet5Options parsed;
   parsed.activation = options.get_string("activation");
-  parsed.pool = options.get_string("pool") == "avg" ? Pool::avg : Pool::max;
+  parsed.pool = options.get_string("pool");
+  parsed.fused = options.get_bool("fused");
   parsed.variant = options.get_string("variant") == "cifar" ? Variant::cifar : Variant::classic;
   parsed.in_channels = options.get_int("in_channels");
   parsed.image_size = options.get_int("image_size");
@@ -102,7 +103,11 @@ runner::Schema lenet5_schema() {
   runner::Schema schema;
   schema.text("activation", "relu",
               "name of the op applied after each conv and hidden linear layer");
-  schema.text("pool", "max", "2x2 pooling after each conv", {"max", "avg"});
+  schema.text("pool", "max",
+              "2x2 pooling after each conv: max, avg (LibTorch's) or the name of a pooling op, "
+              "such as max_pool2d");
+  schema.flag("fused", false,
+              "each conv and its relu as the op fused_conv_relu (needs activation = \"relu\")");
   schema.text("variant", "classic",
               "classic: 5x5 convs (padding 2, then none); cifar: 3x3 convs with padding 1",
               {"classic", "cifar"});
@@ -121,27 +126,28 @@ LeNet5Sides lenet5_sides(Variant variant, int64_t image_size) {
 }
 
 LeNet5::LeNet5(const LeNet5Options& options, const runner::ModelContext& context)
-    : pool_(options.pool) {
+    : pool_("lenet5", options.pool, context) {
   support::ImageShape image = check_dataset(options, context.data);
   activation_ = support::activation_op(options.activation, context);
+  auto fused = support::fused_conv_op("lenet5", options.fused, options.activation, context);
   sides_ = lenet5_sides(options.variant, image.height);
   VariantGeometry g = geometry(options.variant);
-  conv1_ = register_module("conv1", make_conv(image.channels, kConv1Channels, g.conv1));
-  conv2_ = register_module("conv2", make_conv(kConv1Channels, kConv2Channels, g.conv2));
+  conv1_ = register_module(
+      "conv1", support::ConvActivation(conv_shape(image.channels, kConv1Channels, g.conv1),
+                                       activation_, fused));
+  conv2_ = register_module(
+      "conv2", support::ConvActivation(conv_shape(kConv1Channels, kConv2Channels, g.conv2),
+                                       activation_, fused));
   int64_t flat_features = kConv2Channels * sides_.flat * sides_.flat;  // 400 for 28x28 classic
   fc1_ = register_module("fc1", nn::Linear(flat_features, kHidden1));
   fc2_ = register_module("fc2", nn::Linear(kHidden1, kHidden2));
   fc3_ = register_module("fc3", nn::Linear(kHidden2, context.data.num_classes));
 }
 
-torch::Tensor LeNet5::pool(const torch::Tensor& x) const {
-  return pool_ == Pool::max ? torch::max_pool2d(x, 2) : torch::avg_pool2d(x, 2);
-}
-
 // The shapes in the comments are those of the classic variant on 1x28x28 images.
 torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
-  torch::Tensor x = pool(activate(conv1_->forward(inputs)));  // (N, 6, 14, 14)
-  x = pool(activate(conv2_->forward(x)));                     // (N, 16, 5, 5)
+  torch::Tensor x = pool_(conv1_->forward(inputs));  // (N, 6, 14, 14)
+  x = pool_(conv2_->forward(x));                     // (N, 16, 5, 5)
   x = x.flatten(1);                                           // (N, 400)
   x = activate(fc1_->forward(x));                             // (N, 120)
   x = activate(fc2_->forward(x));                             // (N, 84)
@@ -150,17 +156,17 @@ torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
 
 // 2 x the multiply-adds of the convs and linears (see image_model.hpp for what is counted).
 double LeNet5::forward_flops_per_sample() const {
-  double multiply_adds = support::conv_multiply_adds(conv1_, sides_.conv1, sides_.conv1) +
-                         support::conv_multiply_adds(conv2_, sides_.conv2, sides_.conv2) +
+  double multiply_adds = support::conv_multiply_adds(conv1_->conv, sides_.conv1, sides_.conv1) +
+                         support::conv_multiply_adds(conv2_->conv, sides_.conv2, sides_.conv2) +
                          support::linear_multiply_adds(fc1_) + support::linear_multiply_adds(fc2_) +
                          support::linear_multiply_adds(fc3_);
   return 2 * multiply_adds;
 }
 
 void add_lenet5_model(runner::PluginBuilder& plugin) {
-  plugin.add_model("lenet5", "1.1.0",
+  plugin.add_model("lenet5", "1.2.0",
                    "LeNet-5 for square images, classic (5x5 convs) or cifar (3x3) variant; "
-                   "activation and pooling by key",
+                   "activation, pooling and conv+relu fusion by key",
                    lenet5_schema(),
                    [](const runner::Options& options, const runner::ModelContext& context) {
                      return std::make_shared<LeNet5>(LeNet5Options::from(options), context);

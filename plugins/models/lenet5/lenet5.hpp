@@ -7,19 +7,21 @@
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>
 
+#include "conv_block.hpp"
+
 #include <memory>
 #include <string>
 
 namespace lenet5 {
 
-enum class Pool { max, avg };
 
 // classic: conv 5x5 padding 2, conv 5x5; cifar: conv 3x3 padding 1, twice.
 enum class Variant { classic, cifar };
 
 struct LeNet5Options {
   std::string activation = "relu";  // an op name
-  Pool pool = Pool::max;
+  std::string pool = "max";         // max, avg or the name of a pooling op
+  bool fused = false;               // each conv and its relu as the op fused_conv_relu
   Variant variant = Variant::classic;
   int64_t in_channels = 0;  // 0: the dataset's; else it must be the dataset's
   int64_t image_size = 0;   // 0: the dataset's; else it must be the dataset's
@@ -52,13 +54,12 @@ class LeNet5 : public runner::Model {
 
  private:
   torch::Tensor activate(const torch::Tensor& x) const { return (*activation_)(x); }
-  torch::Tensor pool(const torch::Tensor& x) const;
 
   std::shared_ptr<const runner::Op> activation_;
-  Pool pool_;
+  model_support::Pool2x2 pool_;
   LeNet5Sides sides_;
-  torch::nn::Conv2d conv1_{nullptr};
-  torch::nn::Conv2d conv2_{nullptr};
+  model_support::ConvActivation conv1_{nullptr};
+  model_support::ConvActivation conv2_{nullptr};
   torch::nn::Linear fc1_{nullptr};
   torch::nn::Linear fc2_{nullptr};
   torch::nn::Linear fc3_{nullptr};

@@ -76,6 +76,32 @@ TEST(ConvStack, ActivationIsTheOpOfThatName) {
   EXPECT_EQ(ops.relu->calls, 0);
 }
 
+TEST(ConvStack, FusedRunsEveryLayerAsTheFusedOpWithTheSameResult) {
+  FakeOpLibrary ops;
+  ConvStackOptions fused_options = stack(3, 4, 5);
+  fused_options.fused = true;
+  torch::manual_seed(1);
+  ConvStack fused(fused_options, model_testing::context(ops, {2, 6, 6}));
+  torch::manual_seed(1);
+  ConvStack plain(stack(3, 4, 5), model_testing::context(ops, {2, 6, 6}));
+  torch::Tensor images = torch::randn({2, 2, 6, 6});
+  torch::Tensor fused_out = fused.forward(images);
+  EXPECT_EQ(ops.fused_conv_relu->calls, 3);
+  EXPECT_EQ(ops.relu->calls, 0);
+  EXPECT_TRUE(torch::allclose(fused_out, plain.forward(images)));
+  EXPECT_EQ(fused.parameter_count(), plain.parameter_count());
+}
+
+TEST(ConvStack, FusedNeedsRelu) {
+  FakeOpLibrary ops;
+  ConvStackOptions options = stack(2, 4);
+  options.fused = true;
+  options.activation = "tanh";
+  auto error = config_error_of([&] { ConvStack(options, model_testing::context(ops, {1, 4, 4})); });
+  ASSERT_TRUE(error);
+  EXPECT_TRUE(contains(error->what(), "fused = true")) << error->what();
+}
+
 TEST(ConvStack, GradientsReachEveryParameter) {
   FakeOpLibrary ops;
   ConvStack model(stack(3, 4), model_testing::context(ops, {3, 6, 6}));
@@ -106,7 +132,7 @@ TEST(ConvStack, RegistersConvStackWithItsKeys) {
   EXPECT_EQ(component.kind, runner::Kind::model);
   EXPECT_EQ(component.name, "conv_stack");
   EXPECT_EQ(component.schema.names(),
-            (std::vector<std::string>{"layers", "channels", "kernel_size", "activation"}));
+            (std::vector<std::string>{"layers", "channels", "kernel_size", "activation", "fused"}));
   EXPECT_EQ(component.schema.find("layers")->min, 1.0);
 
   runner::Options options = model_testing::options_for(

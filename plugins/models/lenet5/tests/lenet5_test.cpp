@@ -78,11 +78,53 @@ TEST(LeNet5, PoolKeyChangesThePooling) {
   torch::Tensor images = torch::randn({2, 1, 28, 28});
   LeNet5Options max_options;
   LeNet5Options avg_options;
-  avg_options.pool = Pool::avg;
+  avg_options.pool = "avg";
   torch::Tensor with_max = seeded_model(max_options, ops)->forward(images);
   torch::Tensor with_avg = seeded_model(avg_options, ops)->forward(images);
   EXPECT_TRUE(torch::equal(with_max, seeded_model(max_options, ops)->forward(images)));
   EXPECT_FALSE(torch::allclose(with_max, with_avg));
+}
+
+TEST(LeNet5, PoolCanBeAnOpByName) {
+  FakeOpLibrary ops;
+  torch::Tensor images = torch::randn({2, 1, 28, 28});
+  LeNet5Options op_options;
+  op_options.pool = "max_pool2d";
+  torch::Tensor with_op = seeded_model(op_options, ops)->forward(images);
+  EXPECT_EQ(ops.max_pool2d->calls, 2);  // after conv1 and conv2
+  EXPECT_TRUE(torch::allclose(with_op, seeded_model(LeNet5Options{}, ops)->forward(images)));
+}
+
+TEST(LeNet5, UnknownPoolOpPropagatesTheLibrarysConfigError) {
+  FakeOpLibrary ops;
+  LeNet5Options options;
+  options.pool = "min_pool";
+  std::optional<runner::ConfigError> error =
+      model_testing::config_error_of([&] { LeNet5 model(options, context(ops)); });
+  ASSERT_TRUE(error);
+  EXPECT_STREQ(error->what(), "no op named 'min_pool'");
+}
+
+TEST(LeNet5, FusedRunsEachConvAndReluAsTheFusedOp) {
+  FakeOpLibrary ops;
+  torch::Tensor images = torch::randn({3, 1, 28, 28});
+  LeNet5Options fused_options;
+  fused_options.fused = true;
+  torch::Tensor fused = seeded_model(fused_options, ops)->forward(images);
+  EXPECT_EQ(ops.fused_conv_relu->calls, 2);  // conv1 and conv2
+  EXPECT_EQ(ops.relu->calls, 2);             // fc1 and fc2 only
+  EXPECT_TRUE(torch::allclose(fused, seeded_model(LeNet5Options{}, ops)->forward(images)));
+}
+
+TEST(LeNet5, FusedRefusesAnActivationOtherThanRelu) {
+  FakeOpLibrary ops;
+  LeNet5Options options;
+  options.fused = true;
+  options.activation = "tanh";
+  std::optional<runner::ConfigError> error =
+      model_testing::config_error_of([&] { LeNet5 model(options, context(ops)); });
+  ASSERT_TRUE(error);
+  EXPECT_TRUE(model_testing::contains(error->what(), "activation = \"tanh\"")) << error->what();
 }
 
 TEST(LeNet5, UnknownActivationPropagatesTheLibrarysConfigError) {
@@ -122,9 +164,10 @@ TEST(LeNet5, RegistersLenet5WithItsKeys) {
   const runner::Component& component = plugin.components()[0];
   EXPECT_EQ(component.kind, runner::Kind::model);
   EXPECT_EQ(component.name, "lenet5");
-  EXPECT_EQ(component.schema.names(), (std::vector<std::string>{"activation", "pool", "variant",
-                                                                "in_channels", "image_size"}));
-  EXPECT_EQ(component.schema.find("pool")->choices, (std::vector<std::string>{"max", "avg"}));
+  EXPECT_EQ(component.schema.names(),
+            (std::vector<std::string>{"activation", "pool", "fused", "variant", "in_channels",
+                                      "image_size"}));
+  EXPECT_TRUE(component.schema.find("pool")->choices.empty());  // max, avg or any op
   EXPECT_EQ(component.schema.find("variant")->choices,
             (std::vector<std::string>{"classic", "cifar"}));
 

@@ -20,7 +20,8 @@ class CountingOp : public runner::Op {
  public:
   explicit CountingOp(std::function<torch::Tensor(const torch::Tensor&)> function)
       : function_(std::move(function)) {}
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
     ++calls;
     return function_(inputs.at(0));
   }
@@ -33,31 +34,65 @@ class CountingOp : public runner::Op {
 class AddOp : public runner::Op {
  public:
   int arity() const override { return 2; }
-  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) const override {
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& /*attributes*/) const override {
     return inputs.at(0) + inputs.at(1);
   }
 };
 
-// "relu" and "tanh" (counting their calls) and "add" (two inputs); any other name is a
-// ConfigError, as in the host's library.
+// relu(conv2d(x, weight, bias)) with the stride and padding attributes, as the op
+// "fused_conv_relu" computes it, counting its calls.
+class CountingConvRelu : public runner::Op {
+ public:
+  int arity() const override { return 3; }
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& attributes) const override {
+    ++calls;
+    return torch::relu(torch::conv2d(inputs.at(0), inputs.at(1), inputs.at(2),
+                                     attributes.get("stride", {1, 1}),
+                                     attributes.get("padding", {0, 0})));
+  }
+  mutable int calls = 0;
+};
+
+// LibTorch's max_pool2d with the kernel_size and stride attributes, counting its calls.
+class CountingMaxPool : public runner::Op {
+ public:
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs,
+                        const runner::OpAttributes& attributes) const override {
+    ++calls;
+    return torch::max_pool2d(inputs.at(0), attributes.get("kernel_size", {2, 2}),
+                             attributes.get("stride", {2, 2}));
+  }
+  mutable int calls = 0;
+};
+
+// "relu" and "tanh" (counting their calls), "add" (two inputs), "fused_conv_relu" and
+// "max_pool2d"; any other name is a ConfigError, as in the host's library.
 class FakeOpLibrary : public runner::OpLibrary {
  public:
   FakeOpLibrary() {
     ops_["relu"] = relu;
     ops_["tanh"] = tanh;
     ops_["add"] = std::make_shared<AddOp>();
+    ops_["fused_conv_relu"] = fused_conv_relu;
+    ops_["max_pool2d"] = max_pool2d;
   }
   std::shared_ptr<const runner::Op> get(const std::string& name) const override {
     auto it = ops_.find(name);
     if (it == ops_.end()) throw runner::ConfigError("no op named '" + name + "'");
     return it->second;
   }
-  std::vector<std::string> names() const override { return {"add", "relu", "tanh"}; }
+  std::vector<std::string> names() const override {
+    return {"add", "fused_conv_relu", "max_pool2d", "relu", "tanh"};
+  }
 
   std::shared_ptr<CountingOp> relu =
       std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::relu(x); });
   std::shared_ptr<CountingOp> tanh =
       std::make_shared<CountingOp>([](const torch::Tensor& x) { return torch::tanh(x); });
+  std::shared_ptr<CountingConvRelu> fused_conv_relu = std::make_shared<CountingConvRelu>();
+  std::shared_ptr<CountingMaxPool> max_pool2d = std::make_shared<CountingMaxPool>();
 
  private:
   std::map<std::string, std::shared_ptr<const runner::Op>> ops_;
