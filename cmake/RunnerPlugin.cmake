@@ -56,12 +56,14 @@ endfunction()
 # on x86-64, AVX2 and AVX512. Each copy is built with CPU_CAPABILITY set to its name, so
 # at::vec::Vectorized has the matching width and a source that wraps its functions in
 # `namespace CPU_CAPABILITY` gets one namespace per copy. The copies go into TARGET, which picks
-# one at run time with runner::cpu_capability() (runner/cpu_capability.hpp).
+# one at run time with runner::cpu_capability() (runner/cpu_capability.hpp). The copies are
+# compiled with OpenMP: at::parallel_for is inline, and without it runs on one thread.
 function(runner_add_cpu_kernels target)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(flags_DEFAULT "")
   set(flags_AVX2 -mavx2 -mfma)
   set(flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
   set(capabilities DEFAULT)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     list(APPEND capabilities AVX2 AVX512)
@@ -69,7 +71,7 @@ function(runner_add_cpu_kernels target)
   foreach(capability ${capabilities})
     set(objects ${target}_${capability})
     add_library(${objects} OBJECT ${ARG_SOURCES})
-    target_link_libraries(${objects} PRIVATE Runner::sdk)
+    target_link_libraries(${objects} PRIVATE Runner::sdk OpenMP::OpenMP_CXX)
     target_compile_definitions(${objects} PRIVATE CPU_CAPABILITY=${capability}
                                                   CPU_CAPABILITY_${capability})
     target_compile_options(${objects} PRIVATE ${flags_${capability}})
@@ -81,5 +83,7 @@ function(runner_add_cpu_kernels target)
   endforeach()
   # ATen's vectorized math calls SLEEF, which LibTorch links but does not re-export.
   find_library(RUNNER_SLEEF_LIBRARY sleef REQUIRED)
-  target_link_libraries(${target} PUBLIC ${RUNNER_SLEEF_LIBRARY})
+  # Only the runtime for the target itself: -fopenmp on its other sources would not match the
+  # precompiled header they share.
+  target_link_libraries(${target} PUBLIC ${RUNNER_SLEEF_LIBRARY} ${OpenMP_CXX_LIBRARIES})
 endfunction()

@@ -1,8 +1,11 @@
 // Which copy of a vectorized CPU kernel to run (see runner_add_cpu_kernels() in
-// RunnerPlugin.cmake), chosen as ATen chooses its own: the widest the processor supports,
-// lowered by the ATEN_CPU_CAPABILITY variable (default, avx2, avx512), so an op and the ATen
-// function it is compared with run the same width.
+// RunnerPlugin.cmake), chosen as ATen chooses its own, so an op and the ATen function it is
+// compared with run the same width: the widest the processor supports, except that LibTorch 1.x
+// runs AVX512 kernels only when ATEN_CPU_CAPABILITY=avx512 asks for them; the variable (default,
+// avx2, avx512) can also lower the choice.
 #pragma once
+
+#include <torch/version.h>
 
 #include <cstdlib>
 #include <string>
@@ -25,9 +28,16 @@ inline CpuCapability widest_supported() {
   return CpuCapability::DEFAULT;
 }
 
+// LibTorch 1.x's default on a processor with AVX512 (measured with 1.13's at::gelu; the
+// default of 2.x was not measured).
+inline CpuCapability unrequested(CpuCapability supported) {
+  if (TORCH_VERSION_MAJOR < 2 && supported == CpuCapability::AVX512) return CpuCapability::AVX2;
+  return supported;
+}
+
 inline CpuCapability requested(CpuCapability supported) {
   const char* env = std::getenv("ATEN_CPU_CAPABILITY");
-  if (env == nullptr) return supported;
+  if (env == nullptr) return unrequested(supported);
   const std::string asked(env);
   CpuCapability wanted = asked == "avx512"  ? CpuCapability::AVX512
                          : asked == "avx2" ? CpuCapability::AVX2

@@ -1,0 +1,65 @@
+// `runner check-op`: verdicts and exit codes from the command line.
+#include <gtest/gtest.h>
+
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(CheckOpCommand, AnOpWithoutReferenceRunsAndPasses) {
+  Output o = run_runner("check-op relu --shapes 3x5,2x1x4 --repeat 1");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const char* part : {"relu has no reference", "(3, 5) non-contiguous", "gradcheck",
+                           "timing", "check-op relu: passed"})
+    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+}
+
+TEST(CheckOpCommand, GeluMatchesAtenInEveryForm) {
+  for (const char* form : {"none", "tanh", "sigmoid"}) {
+    Output o = run_runner(std::string("check-op gelu --repeat 1 --set approximate=") + form);
+    EXPECT_EQ(o.exit_code, 0) << form << "\n" << o.out << o.err;
+    EXPECT_TRUE(contains(o.out, "check-op gelu: passed")) << o.out;
+    EXPECT_TRUE(contains(o.out, "gelu against its reference")) << o.out;
+  }
+  Output in_double = run_runner("check-op gelu --dtype float64 --repeat 1 --shapes 7x9");
+  EXPECT_EQ(in_double.exit_code, 0) << in_double.out;
+}
+
+TEST(CheckOpCommand, AnUnknownOpIsAConfigErrorListingTheKnownOnes) {
+  Output o = run_runner("check-op gleu");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_TRUE(contains(o.err, "gleu")) << o.err;
+  EXPECT_TRUE(contains(o.err, "gelu")) << o.err;
+  EXPECT_TRUE(contains(o.err, "relu")) << o.err;
+}
+
+TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
+  struct Case {
+    const char* args;
+    const char* named;
+  };
+  for (const Case& c : {Case{"check-op relu --shapes 3xq", "'q' is not a size"},
+                        Case{"check-op relu --shapes 3,,4", "'' is not a size"},
+                        Case{"check-op relu --dtype int8", "--dtype int8"},
+                        Case{"check-op relu --device tpu", "--device tpu"},
+                        Case{"check-op gelu --set approximate=cubic", "cubic"},
+                        Case{"check-op gelu --set slope=2", "slope"}}) {
+    Output o = run_runner(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
+    EXPECT_TRUE(contains(o.err, c.named)) << c.args << "\n" << o.err;
+  }
+}
+
+TEST(CheckOpCommand, CudaWithoutAGpuIsARuntimeError) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a CUDA device";
+  Output o = run_runner("check-op relu --device cuda");
+  EXPECT_EQ(o.exit_code, 5);
+  EXPECT_TRUE(contains(o.err, "no CUDA device")) << o.err;
+}
+
+}  // namespace
+}  // namespace runner::testing
