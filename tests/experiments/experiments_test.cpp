@@ -60,7 +60,21 @@ TEST_P(MnistExperiment, RunsOnFashionMnist) {
 INSTANTIATE_TEST_SUITE_P(Files, MnistExperiment,
                          ::testing::Values("quickstart.toml", "mnist_lenet.toml",
                                            "mnist_lenet_augmented.toml",
-                                           "mnist_num_workers_sweep.toml", "conv_depth.toml"));
+                                           "mnist_num_workers_sweep.toml", "conv_depth.toml",
+                                           "fused_conv_relu_vs_builtin.toml",
+                                           "lenet_gelu.toml"));
+
+TEST(Experiments, FusedConvReluTableShowsPhasesAndSavedActivations) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  const std::string dir = scratch_dir("fused_" + std::to_string(getpid()));
+  const Output o = run_runner(kExperiments + "fused_conv_relu_vs_builtin.toml" +
+                              " --set train.epochs=1 --set train.max_steps_per_epoch=2" +
+                              " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* column : {"forward", "backward", "saved act", "train.backend_conv"})
+    EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
+  EXPECT_EQ(o.out.find("failed"), std::string::npos) << o.out;
+}
 
 class CifarExperiment : public ::testing::TestWithParam<std::string> {};
 
@@ -98,7 +112,8 @@ TEST(Experiments, EveryFileIsCovered) {
   const std::vector<std::string> covered{
       "quickstart.toml",      "mnist_lenet.toml",      "mnist_lenet_augmented.toml",
       "mnist_num_workers_sweep.toml", "conv_depth.toml", "cifar_lenet.toml",
-      "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml"};
+      "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml",
+      "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml"};
   for (const auto& entry : fs::directory_iterator(kExperiments)) {
     const std::string name = entry.path().filename().string();
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())

@@ -39,7 +39,7 @@ std::vector<NamedCopy> runnable_copies() {
   std::vector<NamedCopy> copies = {
       {"default", &DEFAULT::cpu_kernels, runner::CpuCapability::DEFAULT}};
 #if defined(__x86_64__)
-  const runner::CpuCapability widest = runner::detail::widest_supported();
+  const runner::CpuCapability widest = runner::detail::widest_supported();  // not lowered
   if (widest >= runner::CpuCapability::AVX2) copies.push_back({"avx2", &AVX2::cpu_kernels, runner::CpuCapability::AVX2});
   if (widest >= runner::CpuCapability::AVX512)
     copies.push_back({"avx512", &AVX512::cpu_kernels, runner::CpuCapability::AVX512});
