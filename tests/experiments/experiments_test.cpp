@@ -64,6 +64,15 @@ INSTANTIATE_TEST_SUITE_P(Files, MnistExperiment,
                                            "fused_conv_relu_vs_builtin.toml",
                                            "lenet_gelu.toml"));
 
+TEST(Experiments, LenetPoolsWithTheMaxPool2dOpByName) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  const Output o = run_briefly("quickstart.toml", kOnFashionMnist + " --set model.pool=max_pool2d");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  const Output unknown = run_briefly("quickstart.toml", kOnFashionMnist + " --set model.pool=min");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;  // a config error: no op named min
+  EXPECT_NE(unknown.err.find("max_pool2d"), std::string::npos) << unknown.err;
+}
+
 TEST(Experiments, FusedConvReluTableShowsPhasesAndSavedActivations) {
   if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
   const std::string dir = scratch_dir("fused_" + std::to_string(getpid()));
