@@ -8,26 +8,14 @@
 #include <string>
 
 #include "conv_backends.hpp"
+#include "op_testing.hpp"
 #include "conv_test_support.hpp"
 
 namespace fused_conv_relu {
 namespace {
 
-// The message of the `E` that `call` throws; a test failure when it throws none.
-template <typename E>
-std::string message_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected class";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using op_testing::contains;
+using op_testing::message_of;
 
 class FusedConvReluErrorsTest : public ::testing::Test {
  protected:

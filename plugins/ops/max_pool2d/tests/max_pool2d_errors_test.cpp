@@ -7,26 +7,14 @@
 #include <string>
 
 #include "max_pool2d_op.hpp"
+#include "op_testing.hpp"
 #include "pool_backends.hpp"
 
 namespace max_pool2d {
 namespace {
 
-// The message of the `E` that `call` throws; a test failure when it throws none.
-template <typename E>
-std::string message_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected class";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using op_testing::contains;
+using op_testing::message_of;
 
 class MaxPool2dErrorsTest : public ::testing::Test {
  protected:
