@@ -8,6 +8,15 @@ find_package(CLI11 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
 
+# pip's LibTorch ships fmt's headers in its own include folder, which comes first on every
+# compile line: a compiled fmt of another version would not match them. In header-only mode
+# fmt follows whichever headers win.
+get_target_property(_runner_fmt_includes fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+if(EXISTS "${TORCH_INSTALL_PREFIX}/include/fmt/core.h" AND
+   NOT "${TORCH_INSTALL_PREFIX}/include" IN_LIST _runner_fmt_includes)
+  set_property(TARGET fmt::fmt APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
+endif()
+
 # LibTorch's own flags (the C++ ABI among them) for every target that includes torch.
 add_library(runner_torch INTERFACE)
 target_link_libraries(runner_torch INTERFACE ${TORCH_LIBRARIES})

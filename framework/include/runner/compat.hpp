@@ -2,13 +2,34 @@
 // one place, so that plugins call one function whichever LibTorch they are built against.
 #pragma once
 
+#include <c10/core/Allocator.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 namespace runner::compat {
+
+// A CPU c10::Allocator written once for both APIs: LibTorch 2.x (from 2.3) made allocate()
+// non-const and added copy_data(), pure; 1.13 has allocate() const and no copy_data(). A
+// subclass implements allocate_block() and raw_deleter(); its blocks are plain host memory,
+// copied as the default CPU allocator copies them.
+class CpuAllocator : public c10::Allocator {
+ public:
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+  c10::DataPtr allocate(size_t bytes) override { return allocate_block(bytes); }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#else
+  c10::DataPtr allocate(size_t bytes) const override { return allocate_block(bytes); }
+#endif
+
+ protected:
+  virtual c10::DataPtr allocate_block(size_t bytes) const = 0;
+};
 
 // Scaled dot-product attention in which position t attends to positions 0..t only:
 // softmax(q k^T / sqrt(head_dim), masked causally) v, with dropout on the attention weights

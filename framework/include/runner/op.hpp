@@ -88,6 +88,24 @@ class Op {
   }
 };
 
+// While alive, cuDNN computes float32 convolutions in float32 proper. By default it may use
+// TF32 (10-bit mantissas) on Ampere and later GPUs (on an H100, a 32x64x56x56 grad_weight came
+// out 7e-4 off, against 5e-5 without), and a reference built on conv2d would then be no float32
+// reference: check-op and the op tests hold one while they compare. The previous setting comes
+// back at the end.
+class ExactFloat32Scope {
+ public:
+  ExactFloat32Scope() : previous_(at::globalContext().allowTF32CuDNN()) {
+    at::globalContext().setAllowTF32CuDNN(false);
+  }
+  ~ExactFloat32Scope() { at::globalContext().setAllowTF32CuDNN(previous_); }
+  ExactFloat32Scope(const ExactFloat32Scope&) = delete;
+  ExactFloat32Scope& operator=(const ExactFloat32Scope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // The ops of the installed plugins, configured from the experiment's [ops.NAME] tables.
 class OpLibrary {
  public:

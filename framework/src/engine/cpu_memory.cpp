@@ -1,6 +1,7 @@
 #include "engine/cpu_memory.hpp"
 
 #include <c10/core/CPUAllocator.h>
+#include "runner/compat.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -30,11 +31,11 @@ void release(void* data) {
   header->inner_deleter(header);
 }
 
-class CountingAllocator final : public c10::Allocator {
+class CountingAllocator final : public compat::CpuAllocator {
  public:
   explicit CountingAllocator(c10::Allocator* inner) : inner_(inner) {}
 
-  c10::DataPtr allocate(size_t bytes) const override {
+  c10::DataPtr allocate_block(size_t bytes) const override {
     c10::DataPtr block = inner_->allocate(bytes + kHeaderSpace);
     // An allocator whose context is not its data (not LibTorch's default) is left uncounted.
     if (block.get() != block.get_context()) return inner_->allocate(bytes);

@@ -94,6 +94,7 @@ bool CheckReport::passed() const {
 }
 
 CheckReport check_op(const std::string& name, const Op& op, const CheckSettings& settings) {
+  const ExactFloat32Scope exact_float32;  // references and timings in float32 proper
   torch::manual_seed(settings.seed);
   CheckSettings resolved = settings;
   if (resolved.shapes.empty()) resolved.shapes = op.check_shapes();

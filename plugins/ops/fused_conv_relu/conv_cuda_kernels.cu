@@ -75,30 +75,36 @@ __device__ int64_t source_of(int64_t u, int64_t i, int64_t stride, int64_t pad, 
   return t / stride;
 }
 
+// The kernel offsets are the outer loops, so source_of()'s divisions run once per offset, not
+// once per offset and output channel; the channel loop inside only steps pointers.
 template <typename T>
 __global__ void input_grad_kernel(const T* __restrict__ g, const T* __restrict__ weight,
                                   T* __restrict__ grad_x, ConvShape s) {
   const int64_t total = s.batch * s.channels * s.height * s.width;
+  const int64_t plane = s.out_h * s.out_w, weight_step = s.channels * s.kernel_h * s.kernel_w;
   for (int64_t index = global_index(); index < total; index += global_stride()) {
     const int64_t v = index % s.width, u = index / s.width % s.height;
     const int64_t c = index / (s.width * s.height) % s.channels;
     const int64_t n = index / (s.width * s.height * s.channels);
     T sum = 0;
-    for (int64_t o = 0; o < s.out_channels; ++o)
-      for (int64_t i = 0; i < s.kernel_h; ++i) {
-        const int64_t a = source_of(u, i, s.stride_h, s.pad_h, s.out_h);
-        if (a < 0) continue;
-        for (int64_t j = 0; j < s.kernel_w; ++j) {
-          const int64_t b = source_of(v, j, s.stride_w, s.pad_w, s.out_w);
-          if (b < 0) continue;
-          sum += g[((n * s.out_channels + o) * s.out_h + a) * s.out_w + b] *
-                 weight[((o * s.channels + c) * s.kernel_h + i) * s.kernel_w + j];
-        }
+    for (int64_t i = 0; i < s.kernel_h; ++i) {
+      const int64_t a = source_of(u, i, s.stride_h, s.pad_h, s.out_h);
+      if (a < 0) continue;
+      for (int64_t j = 0; j < s.kernel_w; ++j) {
+        const int64_t b = source_of(v, j, s.stride_w, s.pad_w, s.out_w);
+        if (b < 0) continue;
+        const T* g_at = g + n * s.out_channels * plane + a * s.out_w + b;  // channel 0
+        const T* w_at = weight + (c * s.kernel_h + i) * s.kernel_w + j;     // channel 0
+        for (int64_t o = 0; o < s.out_channels; ++o)
+          sum += g_at[o * plane] * w_at[o * weight_step];
       }
+    }
     grad_x[index] = sum;
   }
 }
 
+// Each thread takes output positions of the plane and walks the samples at each, so one
+// division places a position for all N samples, and a warp reads consecutive positions.
 template <typename T>
 __global__ void weight_grad_kernel(const T* __restrict__ g, const T* __restrict__ x,
                                    T* __restrict__ grad_weight, ConvShape s) {
@@ -106,14 +112,16 @@ __global__ void weight_grad_kernel(const T* __restrict__ g, const T* __restrict_
   const int64_t j = e % s.kernel_w, i = e / s.kernel_w % s.kernel_h;
   const int64_t c = e / (s.kernel_w * s.kernel_h) % s.channels;
   const int64_t o = e / (s.kernel_w * s.kernel_h * s.channels);
-  const int64_t outputs = s.batch * s.out_h * s.out_w;
+  const int64_t plane = s.out_h * s.out_w, in_plane = s.height * s.width;
+  const int64_t g_step = s.out_channels * plane, x_step = s.channels * in_plane;  // next sample
   T sum = 0;
-  for (int64_t p = threadIdx.x; p < outputs; p += blockDim.x) {
-    const int64_t b = p % s.out_w, a = p / s.out_w % s.out_h, n = p / (s.out_w * s.out_h);
+  for (int64_t p = threadIdx.x; p < plane; p += blockDim.x) {
+    const int64_t a = p / s.out_w, b = p % s.out_w;
     const int64_t row = a * s.stride_h - s.pad_h + i, col = b * s.stride_w - s.pad_w + j;
     if (row < 0 || row >= s.height || col < 0 || col >= s.width) continue;
-    sum += g[((n * s.out_channels + o) * s.out_h + a) * s.out_w + b] *
-           x[((n * s.channels + c) * s.height + row) * s.width + col];
+    const T* g_at = g + o * plane + p;                       // sample 0
+    const T* x_at = x + c * in_plane + row * s.width + col;  // sample 0
+    for (int64_t n = 0; n < s.batch; ++n) sum += g_at[n * g_step] * x_at[n * x_step];
   }
   sum = block_sum(sum);
   if (threadIdx.x == 0) grad_weight[e] = sum;

@@ -73,6 +73,7 @@ inline Result run_with_gradients(const Forward& f, const std::vector<torch::Tens
 inline void expect_matches_reference(const runner::Op& op, const std::vector<torch::Tensor>& inputs,
                                      const runner::OpAttributes& attributes, double tolerance,
                                      const std::string& label) {
+  const runner::ExactFloat32Scope exact_float32;  // conv2d without TF32 on a GPU
   const Forward mine = [&](const std::vector<torch::Tensor>& in) {
     return op.forward(in, attributes);
   };
