@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "results/results.hpp"
 #include "run_binary.hpp"
 
 namespace runner::testing {
@@ -117,12 +118,66 @@ TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
   EXPECT_NE(o.out.find(fmt_gib(16.0 * 1557611200)), std::string::npos) << o.out;
 }
 
+std::vector<results::RunRecord> runs_of_brief(const std::string& file) {
+  const std::string dir = scratch_dir("dist_" + std::to_string(getpid()) + "_" + file);
+  const Output o = run_runner(kExperiments + file + " --set train.epochs=1" +
+                              " --set train.max_steps_per_epoch=2 --set experiment.results=" +
+                              dir + "/r.h5 " + kOnFashionMnist);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("results: "), std::string::npos) << "the table is printed\n" << o.out;
+  return results::read_runs(dir + "/r.h5");
+}
+
+TEST(Experiments, MnistDdpComparesOneRankWithTwo) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  auto runs = runs_of_brief("mnist_ddp.toml");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].header.environment.at("world_size"), "1");
+  EXPECT_EQ(runs[1].header.environment.at("world_size"), "2");
+  for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
+}
+
+TEST(Experiments, NcclVsGlooRunsGlooAndSkipsNcclWithoutGpus) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  auto runs = runs_of_brief("ddp_nccl_vs_gloo.toml");
+  ASSERT_EQ(runs.size(), 4u);
+  for (const auto& run : runs) {
+    const bool nccl = run.header.label.find("nccl") != std::string::npos;
+    if (nccl && run.status == results::Status::skipped)
+      EXPECT_NE(run.error.find("backend nccl needs"), std::string::npos) << run.error;
+    else
+      EXPECT_EQ(run.status, results::Status::completed) << run.header.label << ": " << run.error;
+    if (!nccl) EXPECT_EQ(run.summary->peak_memory_per_rank_bytes.size(), 2u);
+  }
+}
+
+TEST(Experiments, BatchSizeSweepRunsFourLocalBatchesOnTwoRanks) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  auto runs = runs_of_brief("batch_size_sweep.toml");
+  ASSERT_EQ(runs.size(), 4u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.status, results::Status::completed) << run.error;
+    EXPECT_EQ(run.header.environment.at("world_size"), "2");
+  }
+}
+
+TEST(Experiments, DpVsDdpSkipsDpWithFewerThanTwoGpus) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  auto runs = runs_of_brief("dp_vs_ddp.toml");
+  ASSERT_EQ(runs.size(), 2u);
+  if (runs[0].status == results::Status::skipped)
+    EXPECT_NE(runs[0].error.find("strategy dp needs at least 2 CUDA devices"), std::string::npos)
+        << runs[0].error;
+  EXPECT_EQ(runs[1].status, results::Status::completed) << runs[1].error;
+}
+
 TEST(Experiments, EveryFileIsCovered) {
   const std::vector<std::string> covered{
       "quickstart.toml",      "mnist_lenet.toml",      "mnist_lenet_augmented.toml",
       "mnist_num_workers_sweep.toml", "conv_depth.toml", "cifar_lenet.toml",
       "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml",
-      "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml"};
+      "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml", "mnist_ddp.toml",
+      "ddp_nccl_vs_gloo.toml", "batch_size_sweep.toml", "dp_vs_ddp.toml"};
   for (const auto& entry : fs::directory_iterator(kExperiments)) {
     const std::string name = entry.path().filename().string();
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())

@@ -46,6 +46,13 @@ struct RunError : Error {
       : Error(ErrorClass::runtime, message, std::move(hint)) {}
 };
 
+// The run cannot take place on this machine (no GPU for NCCL, one CUDA device for dp): the
+// run is recorded as skipped with this reason and a sweep goes on. Thrown before training.
+struct RunSkipped : Error {
+  explicit RunSkipped(const std::string& reason, std::string hint = {})
+      : Error(ErrorClass::runtime, reason, std::move(hint)) {}
+};
+
 }  // namespace runner
 
 // Internal invariant: a failure here is a bug in runner or a plugin, reported with its place.

@@ -1,9 +1,11 @@
 // Everything a plugin author includes.
 #pragma once
 
+#include "runner/communicator.hpp"
 #include "runner/compat.hpp"
 #include "runner/cpu_capability.hpp"
 #include "runner/dataset.hpp"
+#include "runner/distributed.hpp"
 #include "runner/errors.hpp"
 #include "runner/gradcheck.hpp"
 #include "runner/kind.hpp"

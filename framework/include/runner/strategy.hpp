@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "runner/communicator.hpp"
 #include "runner/dataset.hpp"
 #include "runner/model.hpp"
 
@@ -30,11 +31,15 @@ class StepMeter {
 };
 
 struct StrategyContext {
-  std::shared_ptr<Model> model;
+  std::shared_ptr<Model> model;  // on `device`
   torch::Device device = torch::kCPU;
   OptimizerFactory make_optimizer;
   int64_t seed = 0;
   std::shared_ptr<StepMeter> meter = std::make_shared<StepMeter>();
+  // This run's ranks; world_size 1 unless the strategy declares the distributed keys.
+  std::shared_ptr<Communicator> communicator = std::make_shared<SingleRankCommunicator>();
+  // A fresh model like `model` (same options, on the CPU, new initialization): replicas.
+  std::function<std::shared_ptr<Model>()> make_model;
 };
 
 struct StepResult {
@@ -52,10 +57,12 @@ class Strategy {
   virtual StepResult eval_step(const Batch& batch) = 0;
   virtual void set_learning_rate(double lr) = 0;
 
-  virtual int rank() const { return 0; }
-  virtual int world_size() const { return 1; }
-  // Sum of a metric tensor over all ranks (identity on one rank).
-  virtual torch::Tensor all_reduce_sum(const torch::Tensor& t) { return t; }
+  // The samples of a split's epoch (a permutation, (N) int64) that this rank takes. The
+  // engine cuts the result into batches of train.batch_size / world_size.
+  virtual torch::Tensor shard_samples(const torch::Tensor& order, Split split) const {
+    (void)split;
+    return order;
+  }
 };
 
 }  // namespace runner

@@ -12,6 +12,7 @@ struct RunOptions {
   std::vector<std::string> plugin_path;
   bool dry_run = false;
   bool quiet = false;
+  int nproc = 0;  // 0: each run's strategy.world_size
 };
 
 struct CheckOpOptions {

@@ -48,6 +48,9 @@ int dispatch(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--dry-run", run.dry_run, "print the resolved runs and train nothing");
   app.add_flag("-q,--quiet", run.quiet, "print errors only");
+  app.add_option("--nproc", run.nproc,
+                 "train every run on N local ranks (strategy.world_size = N; single becomes ddp)")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
       ->allow_extra_args(false);
 

@@ -1,11 +1,14 @@
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
 #include "engine/estimate.hpp"
 #include "engine/experiment_runner.hpp"
+#include "engine/run_ranks.hpp"
 
 namespace runner::cli {
 namespace {
@@ -31,18 +34,58 @@ void print_dry_run(const config::Experiment& experiment, const plugin_host::Regi
   }
 }
 
+// --nproc N sets strategy.world_size on every run; runs of strategy single (one rank by
+// definition) become ddp, the strategy that runs the same training on N ranks.
+std::vector<std::string> nproc_overrides(const RunOptions& options,
+                                         const plugin_host::Registry& registry) {
+  std::vector<std::string> overrides = options.overrides;
+  if (options.nproc == 0) return overrides;
+  const auto plain = config::load_experiment(options.experiment_file, overrides, registry);
+  size_t single = 0, distributed = 0;
+  for (const auto& run : plain.runs) {
+    if (engine::ranks_of(run).distributed) ++distributed;
+    if (run.strategy.name == "single") ++single;
+  }
+  if (single == plain.runs.size()) overrides.push_back("strategy.name=ddp");
+  else if (distributed != plain.runs.size())
+    throw ConfigError(fmt::format("--nproc {}: some runs of {} use a strategy that runs on one "
+                                  "rank only",
+                                  options.nproc, options.experiment_file),
+                      "set strategy.world_size in the file for the runs that take several ranks");
+  overrides.push_back("strategy.world_size=" + std::to_string(options.nproc));
+  return overrides;
+}
+
+// This runner again with the same arguments: a rank of a local launch resolves the same runs.
+std::vector<std::string> rank_argv(const RunOptions& options) {
+  std::vector<std::string> argv{std::filesystem::read_symlink("/proc/self/exe").string()};
+  for (const auto& o : options.overrides) argv.insert(argv.end(), {"--set", o});
+  for (const auto& p : options.plugin_path) argv.insert(argv.end(), {"--plugin-path", p});
+  if (options.nproc > 0) argv.insert(argv.end(), {"--nproc", std::to_string(options.nproc)});
+  if (options.quiet) argv.push_back("--quiet");
+  argv.push_back(options.experiment_file);
+  return argv;
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
+  engine::SweepLaunch launch{launch::read_rank_environment(), rank_argv(options)};
+  if (options.nproc > 0 && launch.environment.launcher != launch::Launcher::none &&
+      launch.environment.launcher != launch::Launcher::runner)
+    throw ConfigError(fmt::format("--nproc under {}: the launcher already started the ranks",
+                                  launch::launcher_name(launch.environment.launcher)),
+                      "drop --nproc; strategy.world_size takes the launcher's");
   plugin_host::Registry registry = load_registry(options.plugin_path, options.experiment_file);
-  config::Experiment experiment =
-      config::load_experiment(options.experiment_file, options.overrides, registry);
+  config::Experiment experiment = config::load_experiment(
+      options.experiment_file, nproc_overrides(options, registry), registry);
   if (options.dry_run) {
     print_dry_run(experiment, registry);
     return 0;
   }
-  engine::Console console(std::cout, options.quiet, isatty(STDOUT_FILENO) != 0);
-  return engine::run_experiment(experiment, registry, console, std::cerr);
+  const bool other_rank = launch.environment.rank != 0;
+  engine::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
+  return engine::run_experiment(experiment, registry, console, std::cerr, launch);
 }
 
 }  // namespace runner::cli

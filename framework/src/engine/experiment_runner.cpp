@@ -4,11 +4,12 @@
 
 #include <set>
 #include <sstream>
+#include <thread>
 
+#include "distributed/connect.hpp"
 #include "engine/interrupt.hpp"
-#include "engine/system.hpp"
-#include "engine/trainer.hpp"
-#include "plugin_host/call_plugin.hpp"
+#include "engine/local_launch.hpp"
+#include "engine/rank_run.hpp"
 #include "report/report.hpp"
 
 namespace runner::engine {
@@ -16,47 +17,98 @@ namespace {
 
 constexpr int kSweepFailedExitCode = 6;
 
-results::RunHeader header_of(const config::Experiment& experiment, const config::RunConfig& run) {
-  results::RunHeader header;
-  header.run_id = run.id;
-  header.label = run.label;
-  header.experiment = experiment.name;
-  header.config_toml = run.resolved_toml;
-  for (const auto& [key, value] : run.sweep_point) {
-    const std::string* text = std::get_if<std::string>(&value);
-    header.sweep_point.emplace_back(key, text ? *text : value_to_string(value));
-  }
-  std::string device = run.train.get_string("device");
-  if (device == "auto") device = torch::cuda::is_available() ? "cuda:0" : "cpu";
-  header.environment = environment(device, configure_threads(run.train.get_int("threads")), 1);
-  header.started_at = utc_now();
-  return header;
+bool outside_launcher(const SweepContext& c) {
+  const auto launcher = c.launch.environment.launcher;
+  return launcher == launch::Launcher::torchrun || launcher == launch::Launcher::slurm;
 }
 
-struct RunOutcome {
-  bool completed = false;
-  int exit_code = 0;
+// Ranks a local launch can start: one per GPU, or one per core on the CPU.
+void check_local_world(const config::RunConfig& run, int world_size) {
+  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  const int limit = gpu ? static_cast<int>(torch::cuda::device_count())
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (world_size <= limit) return;
+  throw ConfigError(
+      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per {}, and "
+                  "this machine has {}",
+                  world_size, gpu ? "GPU" : "core", limit),
+      "start the ranks across machines with torchrun or srun (see the README)");
+}
+
+void check_outside_world(const config::RunConfig& run, const RunRanks& ranks,
+                         const launch::RankEnvironment& env) {
+  const std::string launcher = launch::launcher_name(env.launcher);
+  if (!ranks.distributed && env.world_size > 1)
+    throw ConfigError(fmt::format("{} started {} ranks, but strategy '{}' runs on one", launcher,
+                                  env.world_size, run.strategy.name),
+                      "use a multi-rank strategy (strategy.name = \"ddp\") or start one rank");
+  if (ranks.world_size != 0 && ranks.world_size != env.world_size)
+    throw ConfigError(fmt::format("strategy.world_size = {} but {} started {} ranks",
+                                  ranks.world_size, launcher, env.world_size),
+                      "leave strategy.world_size at 0 to take the launcher's");
+}
+
+// Every run's ranks are checked before the first one starts.
+void check_worlds(const SweepContext& c) {
+  for (const auto& run : c.experiment.runs) {
+    const RunRanks ranks = ranks_of(run);
+    if (outside_launcher(c))
+      check_outside_world(run, ranks, c.launch.environment);
+    else
+      check_local_world(run, local_world_size(run, ranks));
+  }
+}
+
+// Under torchrun or srun: rank 0 serves the store at MASTER_ADDR:MASTER_PORT for the whole
+// sweep, and each run keeps to its own keys.
+class OutsideRanks {
+ public:
+  explicit OutsideRanks(const SweepContext& c) : c_(c) {}
+
+  RunOutcome run(const config::RunConfig& config, size_t index) {
+    const auto& env = c_.launch.environment;
+    const RunRanks ranks = ranks_of(config);
+    const std::string prefix = fmt::format("rank {}: ", env.rank);
+    RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
+                    {env.master_addr, env.master_port}, is_loopback(env.master_addr),
+                    "run" + std::to_string(index)};
+    return record_run(c_, config, env.rank == 0, env.world_size, prefix,
+                      [&](results::RunWriter& writer) {
+                        if (auto why = distributed::backend_unavailable(ranks.backend,
+                                                                        env.local_world_size))
+                          throw RunSkipped(*why);
+                        return train_as_rank(config, c_.registry, c_.console, writer, place,
+                                             store(place, ranks));
+                      });
+  }
+
+ private:
+  static bool is_loopback(const std::string& host) {
+    return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+  }
+
+  const c10::intrusive_ptr<c10d::Store>& store(const RankPlace& place, const RunRanks& ranks) {
+    if (store_) return store_;
+    if (place.rank == 0) {
+      int bound = 0;
+      store_ = distributed::serve_store(place.store, ranks.timeout, bound);
+    } else {
+      store_ = distributed::connect_store(place.store, ranks.timeout);
+    }
+    return store_;
+  }
+
+  const SweepContext& c_;
+  c10::intrusive_ptr<c10d::Store> store_;
 };
 
-RunOutcome execute(const config::Experiment& experiment, const config::RunConfig& run,
-                   const plugin_host::Registry& registry, results::ResultsFile& file,
-                   Console& console, std::ostream& errors) {
-  auto writer = file.begin_run(header_of(experiment, run));
-  try {
-    console.run_finished(train_run(run, registry, console, *writer));
-    writer->set_status(results::Status::completed);
-    return {true, 0};
-  } catch (const Error& e) {
-    writer->set_status(results::Status::failed, e.what());
-    errors << "runner: error: " << e.what() << '\n';
-    if (!e.hint().empty()) errors << "  hint: " << e.hint() << '\n';
-    return {false, e.exit_code()};
-  } catch (const std::exception& e) {
-    std::string message = plugin_host::one_line(e);
-    writer->set_status(results::Status::failed, message);
-    errors << "runner: error: " << message << '\n';
-    return {false, static_cast<int>(ErrorClass::runtime)};
-  }
+RunOutcome run_one(const SweepContext& c, OutsideRanks& outside, const config::RunConfig& run,
+                   size_t index) {
+  if (outside_launcher(c)) return outside.run(run, index);
+  if (local_world_size(run, ranks_of(run)) > 1) return launch_local_run(c, run, index);
+  return record_run(c, run, true, 1, "", [&](results::RunWriter& writer) {
+    return train_run(run, c.registry, c.console, writer);
+  });
 }
 
 void print_comparison(const std::string& path, const std::set<std::string>& groups,
@@ -71,6 +123,12 @@ void print_comparison(const std::string& path, const std::set<std::string>& grou
   console.line(table.str());
 }
 
+std::set<std::string> run_groups(const std::string& path) {
+  std::set<std::string> groups;
+  for (const auto& record : results::read_runs(path)) groups.insert(record.group);
+  return groups;
+}
+
 }  // namespace
 
 std::string results_path(const config::Experiment& experiment) {
@@ -82,11 +140,17 @@ std::string results_path(const config::Experiment& experiment) {
 }
 
 int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
-                   Console& console, std::ostream& errors) {
-  const std::string path = results_path(experiment);
-  auto file = results::ResultsFile::open(path);
+                   Console& console, std::ostream& errors, const SweepLaunch& launch) {
+  SweepContext c{experiment, registry, console, errors, results_path(experiment), launch};
+  if (launch.environment.launcher == launch::Launcher::runner) return run_launched_rank(c);
+  check_worlds(c);
+  const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
   std::set<std::string> groups_before;
-  for (const auto& record : results::read_runs(path)) groups_before.insert(record.group);
+  if (writes) {
+    results::ResultsFile::open(c.results_path);  // a bad file fails before any run starts
+    groups_before = run_groups(c.results_path);
+  }
+  OutsideRanks outside(c);
   int failed = 0, last_exit = 0;
   const size_t total = experiment.runs.size();
   install_interrupt_handlers();
@@ -95,14 +159,16 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    RunOutcome outcome = execute(experiment, run, registry, *file, console, errors);
-    if (!outcome.completed) ++failed, last_exit = outcome.exit_code;
+    RunOutcome outcome = run_one(c, outside, run, i);
+    if (outcome.kind == RunOutcome::Kind::failed) ++failed, last_exit = outcome.exit_code;
   }
-  std::set<std::string> groups_now;
-  for (const auto& record : results::read_runs(path))
-    if (!groups_before.count(record.group)) groups_now.insert(record.group);
-  print_comparison(path, groups_now, console);
-  console.line("results: " + path);
+  if (writes) {
+    std::set<std::string> groups_now;
+    for (const auto& group : run_groups(c.results_path))
+      if (!groups_before.count(group)) groups_now.insert(group);
+    print_comparison(c.results_path, groups_now, console);
+    console.line("results: " + c.results_path);
+  }
   if (interrupt_signal()) return 128 + interrupt_signal();
   if (failed == 0) return 0;
   return total == 1 ? last_exit : kSweepFailedExitCode;

@@ -6,6 +6,7 @@
 
 #include "config/experiment.hpp"
 #include "engine/console.hpp"
+#include "engine/sweep_context.hpp"
 #include "plugin_host/registry.hpp"
 
 namespace runner::engine {
@@ -13,9 +14,11 @@ namespace runner::engine {
 // results/<experiment name>.h5 unless [experiment] results names another file.
 std::string results_path(const config::Experiment& experiment);
 
-// 0 when every run completed; the error's exit code when the only run failed; 6 when some
-// runs of a sweep failed.
+// Each run takes the ranks its strategy asks for: one in this process; several as processes
+// of `launch.rank_argv` on this machine; under torchrun or srun, this process is one rank of
+// every run. Returns 0 when every run completed or was skipped; the error's exit code when
+// the only run failed; 6 when some runs of a sweep failed.
 int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
-                   Console& console, std::ostream& errors);
+                   Console& console, std::ostream& errors, const SweepLaunch& launch = {});
 
 }  // namespace runner::engine

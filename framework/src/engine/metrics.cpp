@@ -50,4 +50,36 @@ std::vector<double> PassMetrics::per_class_accuracy() const {
   return std::vector<double>(ratio.data_ptr<double>(), ratio.data_ptr<double>() + ratio.numel());
 }
 
+namespace {
+
+torch::Tensor as_float64(const torch::Tensor& t, int64_t size, torch::Device device) {
+  auto options = torch::TensorOptions().dtype(torch::kFloat64).device(device);
+  return t.defined() ? t.to(options).reshape({size}) : torch::zeros({size}, options);
+}
+
+}  // namespace
+
+torch::Tensor PassMetrics::pack(torch::Device device) const {
+  auto counts = torch::tensor({static_cast<double>(samples_), static_cast<double>(predictions_)},
+                              torch::kFloat64)
+                    .to(device);
+  return torch::cat({counts, as_float64(loss_sum_, 1, device), as_float64(correct_, 1, device),
+                     as_float64(class_correct_, num_classes_, device),
+                     as_float64(class_total_, num_classes_, device)});
+}
+
+void PassMetrics::unpack(const torch::Tensor& packed) {
+  auto sums = packed.to(torch::kCPU).contiguous();
+  const double* v = sums.data_ptr<double>();
+  samples_ = static_cast<int64_t>(v[0]);
+  predictions_ = static_cast<int64_t>(v[1]);
+  loss_sum_ = sums.slice(0, 2, 3).reshape({});
+  correct_ = sums.slice(0, 3, 4).reshape({});
+  // A pass that did not count classes keeps not counting them.
+  if (class_total_.defined()) {
+    class_correct_ = sums.slice(0, 4, 4 + num_classes_);
+    class_total_ = sums.slice(0, 4 + num_classes_, 4 + 2 * num_classes_);
+  }
+}
+
 }  // namespace runner::engine

@@ -29,6 +29,12 @@ class PassMetrics {
   // Empty unless per_class was asked, and always for language models.
   std::vector<double> per_class_accuracy() const;
 
+  // The sums as one float64 tensor on `device`, to be summed over ranks; unpack() takes the
+  // sum back, after which this pass counts every rank's samples.
+  // (4 + 2 * classes): samples, predictions, loss sum, correct, correct and total per class.
+  torch::Tensor pack(torch::Device device) const;
+  void unpack(const torch::Tensor& packed);
+
  private:
   void add_predictions(const torch::Tensor& loss, const torch::Tensor& hits);
 

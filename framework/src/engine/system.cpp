@@ -48,13 +48,18 @@ std::string host_name() {
 
 }  // namespace
 
-torch::Device resolve_device(const std::string& name) {
+torch::Device resolve_device(const std::string& name, int local_rank) {
   bool has_cuda = torch::cuda::is_available();
   if (name == "cpu" || (name == "auto" && !has_cuda)) return torch::kCPU;
   if (!has_cuda)
     throw RunError("train.device = \"cuda\" but no CUDA device is available",
                    "this LibTorch build or machine has no GPU; use device = \"cpu\" or \"auto\"");
-  return torch::Device(torch::kCUDA, 0);
+  const int gpus = static_cast<int>(torch::cuda::device_count());
+  if (local_rank >= gpus)
+    throw RunError("local rank " + std::to_string(local_rank) + " has no GPU of its own: this " +
+                       "machine has " + std::to_string(gpus),
+                   "start at most one rank per GPU on each machine");
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank));
 }
 
 namespace {
@@ -69,9 +74,9 @@ SetThreads loaded_function(const char* name) {
 
 }  // namespace
 
-int configure_threads(int64_t requested) {
-  int threads = requested > 0 ? static_cast<int>(requested)
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+int configure_threads(int64_t requested, int local_ranks) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = requested > 0 ? static_cast<int>(requested) : std::max(1, cores / local_ranks);
   at::set_num_threads(threads);
   if (auto set_blas = loaded_function("openblas_set_num_threads")) set_blas(1);
   return threads;

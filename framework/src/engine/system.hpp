@@ -8,12 +8,14 @@
 
 namespace runner::engine {
 
-// "cpu", "cuda" or "auto"; a RunError when CUDA is asked for and absent.
-torch::Device resolve_device(const std::string& name);
+// "cpu", "cuda" or "auto"; a RunError when CUDA is asked for and absent. A rank takes the
+// GPU of its local rank.
+torch::Device resolve_device(const std::string& name, int local_rank = 0);
 
-// ATen's intra-op threads (0 = every core) and OpenBLAS kept at one thread, whose own pool
-// otherwise fights ATen's (measured: a LeNet-5 epoch took 1.7x as long). Returns the count.
-int configure_threads(int64_t requested);
+// ATen's intra-op threads (0 = the cores shared out among the ranks on this machine) and
+// OpenBLAS kept at one thread, whose own pool otherwise fights ATen's (measured: a LeNet-5
+// epoch took 1.7x as long). Returns the count.
+int configure_threads(int64_t requested, int local_ranks = 1);
 
 // Tensor ops of the calling thread (a loader thread) run on that thread alone; the others
 // keep their counts.

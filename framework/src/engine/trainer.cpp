@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -31,6 +32,7 @@ struct Session {
   const config::RunConfig& run;
   Console& console;
   results::RunWriter& writer;
+  const RankContext& ranks;
   torch::Device device = torch::kCPU;
   int threads = 1;
   std::shared_ptr<Dataset> dataset;
@@ -42,12 +44,14 @@ struct Session {
   std::shared_ptr<Model> model;
   std::shared_ptr<Strategy> strategy;
   std::shared_ptr<HostStepMeter> meter;
-  int64_t epochs = 1, batch_size = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
+  int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
+  int64_t batch_size = 1;  // this rank's: train.batch_size / world_size
   std::unique_ptr<LearningRateSchedule> schedule;
   int64_t global_step = 0;
   double train_compute_s = 0;
   int64_t train_samples = 0;
   std::vector<double> last_per_class;  // of the latest test pass
+  std::vector<double> peak_memory_per_rank;  // the largest of each rank over the epochs
   std::string step_components;         // the plugins a step runs, for error messages
 };
 
@@ -97,6 +101,33 @@ BatchLoader loader_of(const Session& s, Split split, const std::vector<torch::Te
       s.num_workers, s.prefetch);
 }
 
+// `t` summed over the ranks (itself on one rank), on the run's device: NCCL takes no other.
+torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t) {
+  torch::Tensor sum = t.to(s.device).contiguous();
+  s.ranks.communicator->all_reduce_sum({sum});
+  return sum;
+}
+
+void sum_over_ranks(const Session& s, PassMetrics& metrics) {
+  if (s.ranks.world_size() > 1) metrics.unpack(sum_over_ranks(s, metrics.pack(s.device)));
+}
+
+int64_t local_batch_size(int64_t batch_size, int world_size) {
+  if (batch_size % world_size != 0)
+    throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks",
+                                  batch_size, world_size),
+                      "train.batch_size is the global batch: make it a multiple of the ranks");
+  return batch_size / world_size;
+}
+
+// (world_size) each rank's peak memory.
+std::vector<double> peak_memory_per_rank(const Session& s) {
+  auto peaks = torch::zeros({s.ranks.world_size()}, torch::kFloat64);
+  peaks[s.ranks.rank()] = peak_memory_bytes(s.device);
+  auto all = sum_over_ranks(s, peaks).to(torch::kCPU).contiguous();
+  return std::vector<double>(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+}
+
 void check_finite(double loss, const Session& s, int64_t epoch) {
   if (std::isfinite(loss)) return;
   throw RunError(fmt::format("loss became {} at step {} (epoch {})", loss, s.global_step, epoch),
@@ -111,7 +142,8 @@ struct TrainPass {
 
 TrainPass train_epoch(Session& s, int64_t epoch) {
   TrainPass pass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0};
-  auto order = epoch_permutation(s.dataset->size(Split::train), s.seed, epoch);
+  auto order = s.strategy->shard_samples(
+      epoch_permutation(s.dataset->size(Split::train), s.seed, epoch), Split::train);
   auto batches = batches_of(order, s.batch_size);
   batches.resize(static_cast<size_t>(s.steps_per_epoch));
   std::vector<torch::Tensor> losses;  // on the device: read in one go at the end of the epoch
@@ -141,7 +173,9 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
   }
   // A GPU step's loss is only read at log points, so that steps do not wait for the device.
   if (losses.empty()) return pass;
-  auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64).contiguous();
+  auto values = sum_over_ranks(s, torch::stack(losses).to(torch::kFloat64)) /
+                static_cast<double>(s.ranks.world_size());
+  values = values.to(torch::kCPU).contiguous();
   const double* value = values.data_ptr<double>();
   for (size_t i = 0; i < pass.steps.size(); ++i) pass.steps[i].loss = value[i];
   return pass;
@@ -151,7 +185,8 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   PassMetrics metrics(s.info.num_classes, s.info.task);
   const int64_t n = s.dataset->size(Split::test);
   const int64_t batch = s.run.train.get_int("test_batch_size");
-  const auto batches = batches_of(torch::arange(n, torch::kInt64), batch);
+  const auto batches =
+      batches_of(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test), batch);
   BatchLoader loader = loader_of(s, Split::test, batches, epoch);
   while (!loader.done()) {
     stop_if_interrupted();
@@ -184,8 +219,8 @@ void set_up_loading(Session& s) {
 void build(Session& s, const plugin_host::Registry& registry) {
   const Options& train = s.run.train;
   s.seed = s.run.experiment.get_int("seed");
-  s.threads = configure_threads(train.get_int("threads"));
-  s.device = resolve_device(train.get_string("device"));
+  s.threads = configure_threads(train.get_int("threads"), s.ranks.local_world_size);
+  s.device = resolve_device(train.get_string("device"), s.ranks.local_rank);
   if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
   const bool vendor_conv = train.get_string("backend_conv") == "vendor";
   at::globalContext().setUserEnabledMkldnn(vendor_conv);
@@ -195,20 +230,25 @@ void build(Session& s, const plugin_host::Registry& registry) {
   s.info = s.dataset->info();
   set_up_loading(s);
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
-  s.model = registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
+  auto make_model = [&s, &registry] {
+    return registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
+  };
+  s.model = make_model();
   s.model->to(s.device);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
   s.meter = std::make_shared<HostStepMeter>(s.device);
-  s.strategy->setup(
-      StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed, s.meter});
+  s.strategy->setup(StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed,
+                                    s.meter, s.ranks.communicator, make_model});
   s.epochs = train.get_int("epochs");
-  s.batch_size = train.get_int("batch_size");
+  s.batch_size = local_batch_size(train.get_int("batch_size"), s.ranks.world_size());
   s.log_every = train.get_int("log_every");
-  const int64_t train_size = s.dataset->size(Split::train);
-  s.steps_per_epoch = (train_size + s.batch_size - 1) / s.batch_size;
+  const int64_t shard_size =
+      s.strategy->shard_samples(torch::arange(s.dataset->size(Split::train)), Split::train)
+          .size(0);
+  s.steps_per_epoch = (shard_size + s.batch_size - 1) / s.batch_size;
   if (train.get_int("max_steps_per_epoch") > 0)
     s.steps_per_epoch = std::min(s.steps_per_epoch, train.get_int("max_steps_per_epoch"));
   s.schedule = std::make_unique<LearningRateSchedule>(
@@ -220,10 +260,12 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   const auto start = Clock::now();
   s.model->train();
   TrainPass train = train_epoch(s, epoch);
+  sum_over_ranks(s, train.metrics);
   const double train_s = seconds_since(start);
   s.model->eval();
   double test_wait_s = 0;
   PassMetrics test = test_epoch(s, epoch, test_wait_s);
+  sum_over_ranks(s, test);
   s.last_per_class = test.per_class_accuracy();
   s.train_compute_s += train_s;
   s.train_samples += train.metrics.samples();
@@ -237,7 +279,11 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   record.data_wait_s = train.data_wait_s + test_wait_s;
   record.compute_s = record.duration_s - record.data_wait_s;
   record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
-  record.peak_memory_bytes = peak_memory_bytes(s.device);
+  const std::vector<double> peaks = peak_memory_per_rank(s);
+  record.peak_memory_bytes = *std::max_element(peaks.begin(), peaks.end());
+  s.peak_memory_per_rank.resize(peaks.size(), 0.0);
+  for (size_t r = 0; r < peaks.size(); ++r)
+    s.peak_memory_per_rank[r] = std::max(s.peak_memory_per_rank[r], peaks[r]);
   const PhaseTotals phases = s.meter->take();
   record.forward_s = phases.forward_s;
   record.backward_s = phases.backward_s;
@@ -261,9 +307,7 @@ results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& 
   summary.final_test_accuracy = epochs.back().test_accuracy;
   summary.class_names = s.info.class_names;
   summary.per_class_accuracy = std::move(per_class);
-  double peak = 0;
-  for (const auto& e : epochs) peak = std::max(peak, e.peak_memory_bytes);
-  summary.peak_memory_per_rank_bytes = {peak};
+  summary.peak_memory_per_rank_bytes = s.peak_memory_per_rank;
   summary.parameters = s.model->parameter_count();
   summary.flops_per_sample = 3.0 * s.model->forward_flops_per_sample();
   summary.tflops = summary.flops_per_sample * static_cast<double>(s.train_samples) /
@@ -274,8 +318,9 @@ results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& 
 }  // namespace
 
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
-                           Console& console, results::RunWriter& writer) {
-  Session s{run, console, writer};
+                           Console& console, results::RunWriter& writer,
+                           const RankContext& ranks) {
+  Session s{run, console, writer, ranks};
   build(s, registry);
   console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch",
                            run.model.name, s.device.str(), s.model->parameter_count(), s.threads,

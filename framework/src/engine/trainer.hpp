@@ -4,13 +4,17 @@
 
 #include "config/experiment.hpp"
 #include "engine/console.hpp"
+#include "engine/rank_context.hpp"
 #include "plugin_host/registry.hpp"
 #include "results/results.hpp"
 
 namespace runner::engine {
 
-// Throws runner::Error when the run cannot finish; what finished is already recorded.
+// Throws runner::Error when the run cannot finish; what finished is already recorded. On
+// several ranks every rank calls it: each trains its shard, metrics are summed over the
+// ranks, and what each rank records is the same (rank 0's writer is the file's).
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
-                           Console& console, results::RunWriter& writer);
+                           Console& console, results::RunWriter& writer,
+                           const RankContext& ranks = {});
 
 }  // namespace runner::engine

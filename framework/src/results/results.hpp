@@ -89,6 +89,9 @@ class ResultsFile {
   // A new group named after the run id ("<id>", or "<id>.2", ... when the id is taken;
   // a '/' in the id becomes '_'), with status "running".
   virtual std::unique_ptr<RunWriter> begin_run(const RunHeader& header) = 0;
+  // The writer of a run group begun earlier (by another process: the launcher of the run's
+  // ranks). Throws DataError when there is no such run.
+  virtual std::unique_ptr<RunWriter> resume_run(const std::string& group_name) = 0;
   static std::unique_ptr<ResultsFile> open(const std::string& path);
 };
 

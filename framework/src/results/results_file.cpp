@@ -6,6 +6,7 @@
 #include "results/groups.hpp"
 #include "results/run_group.hpp"
 #include "results/run_writer.hpp"
+#include "runner/errors.hpp"
 
 namespace runner::results {
 
@@ -43,6 +44,16 @@ class Hdf5ResultsFile final : public ResultsFile {
       detail::write_new_run(group.get(), header);
       detail::flush_file(file_.get());
       return std::make_unique<detail::Hdf5RunWriter>(path_, std::move(name), std::move(group));
+    });
+  }
+
+  std::unique_ptr<RunWriter> resume_run(const std::string& group_name) override {
+    detail::silence_hdf5_error_printing();
+    return detail::with_context(path_, [&] {
+      Handle group = detail::open_group(file_.get(), group_name);
+      if (!detail::is_run_group(group.get()))
+        throw DataError("group '" + group_name + "' is not a run");
+      return std::make_unique<detail::Hdf5RunWriter>(path_, group_name, std::move(group));
     });
   }
 

@@ -1,0 +1,48 @@
+// Connects the ranks of one run: rendezvous through the store, then a Gloo or NCCL group.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "distributed/rank_health.hpp"
+#include "runner/communicator.hpp"
+
+namespace runner::distributed {
+
+struct ConnectSpec {
+  std::string backend;                          // "gloo" or "nccl"
+  c10::intrusive_ptr<c10d::Store> store;        // scoped to the run (run_scope)
+  c10::intrusive_ptr<c10d::Store> beat_store;   // a second connection, same scope
+  std::string store_address;                    // host:port, for messages
+  bool loopback = false;                        // every rank on this machine
+  int rank = 0, world_size = 1;
+  std::chrono::milliseconds timeout{300000};
+};
+
+struct RankConnection {
+  std::shared_ptr<Communicator> communicator;
+  std::shared_ptr<RankHealth> health;
+};
+
+// Throws RunError naming the ranks that never joined when the rendezvous times out.
+RankConnection connect_ranks(const ConnectSpec& spec);
+
+// Why `backend` cannot run `local_ranks` ranks on this machine; nullopt when it can.
+std::optional<std::string> backend_unavailable(const std::string& backend, int local_ranks);
+
+// Defined by nccl_group.cpp in CUDA builds, no_nccl.cpp otherwise.
+std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec& spec,
+                                                     std::shared_ptr<RankHealth> health);
+bool nccl_built();
+
+// Defined by gloo_group.cpp: Gloo when its headers were found (Debian's LibTorch has them;
+// pip's wheels do not ship them).
+std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec& spec,
+                                                     std::shared_ptr<RankHealth> health);
+bool gloo_built();
+
+}  // namespace runner::distributed

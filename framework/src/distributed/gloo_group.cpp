@@ -1,0 +1,54 @@
+// Gloo process groups: CPU and CUDA tensors, over TCP.
+#include "distributed/connect.hpp"
+#include "runner/errors.hpp"
+
+#if __has_include(<gloo/algorithm.h>)
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include <cstdlib>
+
+#include "distributed/c10d_communicator.hpp"
+
+namespace runner::distributed {
+namespace {
+
+// Gloo binds the address its device names: the loopback for a local launch (the hostname may
+// resolve to an address other machines use, or to none), GLOO_SOCKET_IFNAME when the user
+// names an interface, else the hostname's address.
+std::shared_ptr<gloo::transport::Device> gloo_device(bool loopback) {
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"))
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  if (loopback) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+}  // namespace
+
+bool gloo_built() { return true; }
+
+std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec& spec,
+                                                     std::shared_ptr<RankHealth> health) {
+  auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);
+  options->devices = {gloo_device(spec.loopback)};
+  auto group =
+      c10::make_intrusive<c10d::ProcessGroupGloo>(spec.store, spec.rank, spec.world_size, options);
+  return std::make_shared<C10dCommunicator<c10d::ProcessGroupGloo>>(
+      group, std::move(health), "gloo", spec.rank, spec.world_size, spec.timeout);
+}
+
+}  // namespace runner::distributed
+
+#else
+
+namespace runner::distributed {
+
+bool gloo_built() { return false; }
+
+std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec&,
+                                                     std::shared_ptr<RankHealth>) {
+  throw RunSkipped("backend gloo: this build found no Gloo headers");
+}
+
+}  // namespace runner::distributed
+
+#endif

@@ -1,0 +1,14 @@
+// A LibTorch without CUDA has no NCCL: backend_unavailable() says so before any rank starts.
+#include "distributed/connect.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::distributed {
+
+bool nccl_built() { return false; }
+
+std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec&,
+                                                     std::shared_ptr<RankHealth>) {
+  throw RunSkipped("backend nccl needs LibTorch built with CUDA; this one is CPU-only");
+}
+
+}  // namespace runner::distributed

@@ -1,0 +1,146 @@
+#include "distributed/rank_health.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace runner::distributed {
+namespace {
+
+std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
+
+std::vector<uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
+
+// A store call that must not turn a diagnosis into a second failure.
+template <typename F>
+auto quietly(F&& f, decltype(f()) otherwise) {
+  try {
+    return f();
+  } catch (const std::exception&) {
+    return otherwise;
+  }
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + fmt::format("{}", fmt::join(ranks, ", "));
+}
+
+// A report that cannot reach the store changes nothing the rank could act on.
+template <typename F>
+void best_effort(F&& f) {
+  try {
+    f();
+  } catch (const std::exception&) {
+  }
+}
+
+std::optional<std::string> reported(c10d::Store& store, const char* kind, int rank) {
+  return quietly(
+      [&]() -> std::optional<std::string> {
+        if (!store.check({key(kind, rank)})) return std::nullopt;
+        auto value = store.get(key(kind, rank));
+        return std::string(value.begin(), value.end());
+      },
+      std::nullopt);
+}
+
+}  // namespace
+
+std::optional<std::string> reported_failure(c10d::Store& store, int rank) {
+  return reported(store, "failed", rank);
+}
+
+std::optional<std::string> reported_peer_failure(c10d::Store& store, int rank) {
+  return reported(store, "peer", rank);
+}
+
+RankHealth::RankHealth(c10::intrusive_ptr<c10d::Store> store,
+                       c10::intrusive_ptr<c10d::Store> beat_store, int rank, int world_size)
+    : store_(std::move(store)),
+      beat_store_(std::move(beat_store)),
+      rank_(rank),
+      world_size_(world_size),
+      beater_([this] { beat_until_stopped(); }) {}
+
+RankHealth::~RankHealth() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  beater_.join();
+}
+
+void RankHealth::beat_until_stopped() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    // A store that went away ends the beats; the diagnosis then finds it gone too.
+    if (!quietly([&] { return beat_store_->add(key("beat", rank_), 1) > 0; }, false)) return;
+    stop_.wait_for(lock, kBeat, [this] { return stopping_; });
+  }
+}
+
+void RankHealth::mark_joined() { store_->set(key("joined", rank_), bytes("1")); }
+
+std::vector<int> RankHealth::ranks_not_joined() {
+  std::vector<int> missing;
+  for (int r = 0; r < world_size_; ++r)
+    if (!quietly([&] { return store_->check({key("joined", r)}); }, false)) missing.push_back(r);
+  return missing;
+}
+
+void RankHealth::report_failure(const std::string& message) {
+  best_effort([&] { store_->set(key("failed", rank_), bytes(message)); });
+}
+
+void RankHealth::report_peer_failure(const std::string& message) {
+  best_effort([&] { store_->set(key("peer", rank_), bytes(message)); });
+}
+
+void RankHealth::report_done() {
+  best_effort([&] { store_->set(key("done", rank_), bytes("1")); });
+}
+
+std::vector<int64_t> RankHealth::beats() {
+  std::vector<int64_t> counts;
+  for (int r = 0; r < world_size_; ++r)
+    counts.push_back(quietly([&] { return store_->add(key("beat", r), 0); }, int64_t{-1}));
+  return counts;
+}
+
+std::vector<int> RankHealth::ranks_done() {
+  std::vector<int> done;
+  for (int r = 0; r < world_size_; ++r)
+    if (quietly([&] { return store_->check({key("done", r)}); }, false)) done.push_back(r);
+  return done;
+}
+
+std::string RankHealth::diagnose(const std::string& what, const std::string& error) {
+  // A rank that failed on its own reports it before its process ends: give it a moment.
+  const auto deadline = std::chrono::steady_clock::now() + 4 * kBeat;
+  const std::vector<int64_t> before = beats();
+  if (before[rank_] < 0)
+    return fmt::format("{} failed: the rendezvous store is gone (its host, the launcher or "
+                       "rank 0, stopped): {}",
+                       what, error);
+  do {
+    for (int r = 0; r < world_size_; ++r)
+      if (r != rank_)
+        if (auto message = reported_failure(*store_, r))
+          return fmt::format("{} failed: rank {} failed: {}", what, r, *message);
+    std::this_thread::sleep_for(kBeat);
+  } while (std::chrono::steady_clock::now() < deadline);
+  const std::vector<int64_t> after = beats();
+  const std::vector<int> done = ranks_done();
+  std::vector<int> silent;
+  for (int r = 0; r < world_size_; ++r)
+    if (r != rank_ && after[r] == before[r] && std::find(done.begin(), done.end(), r) == done.end())
+      silent.push_back(r);
+  if (!silent.empty())
+    return fmt::format("{} failed: {} stopped (its process died or was killed): {}", what,
+                       rank_list(silent), error);
+  return fmt::format("{} failed: {}", what, error);
+}
+
+}  // namespace runner::distributed

@@ -1,0 +1,63 @@
+// What the ranks of a run tell each other through the store, so that when a collective fails
+// every surviving rank can say which rank is at fault:
+//   joined/<r>   rank r reached the rendezvous
+//   beat/<r>     a counter rank r's heartbeat thread raises every kBeat
+//   failed/<r>   rank r's own error (not one caused by another rank)
+//   peer/<r>     rank r's error caused by another rank's failure
+//   done/<r>     rank r finished its run
+#pragma once
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace runner::distributed {
+
+inline constexpr std::chrono::milliseconds kBeat{250};
+
+// Rank r's own error, if it reported one; its error caused by another rank, if that.
+std::optional<std::string> reported_failure(c10d::Store& store, int rank);
+std::optional<std::string> reported_peer_failure(c10d::Store& store, int rank);
+
+class RankHealth {
+ public:
+  // `store` serves the calls of this thread; `beat_store`, a second connection, the heartbeat
+  // thread's (a store call waiting for a key would hold up the beats of a shared one).
+  RankHealth(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Store> beat_store,
+             int rank, int world_size);
+  ~RankHealth();
+  RankHealth(const RankHealth&) = delete;
+  RankHealth& operator=(const RankHealth&) = delete;
+
+  void mark_joined();
+  std::vector<int> ranks_not_joined();
+  void report_failure(const std::string& message);
+  void report_peer_failure(const std::string& message);
+  void report_done();
+
+  // Why `what` (a collective, the rendezvous) failed with `error`: another rank's reported
+  // error, else the ranks whose heartbeat stopped, else the error itself.
+  std::string diagnose(const std::string& what, const std::string& error);
+
+ private:
+  void beat_until_stopped();
+  std::vector<int64_t> beats();
+  std::vector<int> ranks_done();
+
+  c10::intrusive_ptr<c10d::Store> store_;
+  c10::intrusive_ptr<c10d::Store> beat_store_;
+  int rank_, world_size_;
+  std::mutex mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
+  std::thread beater_;
+};
+
+}  // namespace runner::distributed

@@ -1,0 +1,61 @@
+#include "distributed/store.hpp"
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "plugin_host/call_plugin.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::distributed {
+namespace {
+
+c10d::TCPStoreOptions options_of(const StoreAddress& address, bool server,
+                                 std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(address.port);
+  options.isServer = server;
+  options.waitWorkers = false;  // the ranks connect later; rendezvous waits for them itself
+  options.timeout = timeout;
+  return options;
+}
+
+}  // namespace
+
+std::string address_text(const StoreAddress& address) {
+  return address.host + ":" + std::to_string(address.port);
+}
+
+c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
+                                            std::chrono::milliseconds timeout, int& bound) {
+  try {
+    auto store = c10::make_intrusive<c10d::TCPStore>(address.host,
+                                                     options_of(address, true, timeout));
+    bound = store->getPort();
+    return store;
+  } catch (const std::exception& e) {
+    const std::string why = plugin_host::one_line(e);
+    if (why.find("ddress already in use") != std::string::npos)
+      throw RunError("the rendezvous port " + std::to_string(address.port) + " is in use",
+                     "set MASTER_PORT to a free port, or leave it unset for a local launch");
+    throw RunError("cannot serve the rendezvous store on port " + std::to_string(address.port) +
+                   ": " + why);
+  }
+}
+
+c10::intrusive_ptr<c10d::Store> connect_store(const StoreAddress& address,
+                                              std::chrono::milliseconds timeout) {
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(address.host, options_of(address, false, timeout));
+  } catch (const std::exception& e) {
+    throw RunError("cannot reach the rendezvous store at " + address_text(address) + " within " +
+                       std::to_string(timeout.count() / 1000) + " s: " + plugin_host::one_line(e),
+                   "check MASTER_ADDR and MASTER_PORT, and that rank 0 is running");
+  }
+}
+
+c10::intrusive_ptr<c10d::Store> run_scope(const c10::intrusive_ptr<c10d::Store>& store,
+                                          const std::string& run_key) {
+  return c10::make_intrusive<c10d::PrefixStore>("runner/" + run_key, store);
+}
+
+}  // namespace runner::distributed

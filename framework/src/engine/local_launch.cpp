@@ -1,0 +1,144 @@
+#include "engine/local_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "distributed/connect.hpp"
+#include "distributed/rank_health.hpp"
+#include "engine/interrupt.hpp"
+#include "engine/null_writer.hpp"
+#include "engine/rank_run.hpp"
+#include "launch/environment_reader.hpp"
+#include "launch/process_launcher.hpp"
+#include "plugin_host/call_plugin.hpp"
+
+namespace runner::engine {
+namespace {
+
+constexpr const char* kLoopback = "127.0.0.1";
+
+// MASTER_PORT when the user set it, else 0: a free port.
+int requested_port() {
+  const char* text = std::getenv("MASTER_PORT");
+  if (!text || !*text) return 0;
+  auto port = launch::parse_int(text);
+  if (!port || *port < 1 || *port > 65535)
+    throw ConfigError(fmt::format("MASTER_PORT = \"{}\" is not a port (1 to 65535)", text));
+  return *port;
+}
+
+launch::LaunchSpec spec_of(const SweepContext& c, const RunRanks& ranks, int world_size,
+                           size_t index, const std::string& group, int port) {
+  launch::LaunchSpec spec;
+  spec.argv = c.launch.rank_argv;
+  spec.world_size = world_size;
+  spec.env = {{"MASTER_ADDR", kLoopback},
+              {"MASTER_PORT", std::to_string(port)},
+              {"WORLD_SIZE", std::to_string(world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+              {"RUNNER_RUN_INDEX", std::to_string(index)},
+              {"RUNNER_RESULTS_GROUP", group}};
+  spec.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", std::to_string(rank)},
+                                              {"LOCAL_RANK", std::to_string(rank)}};
+  };
+  // A surviving rank notices a dead one at its next collective, at most a timeout later.
+  spec.grace = ranks.timeout + std::chrono::seconds(10);
+  return spec;
+}
+
+struct Failure {
+  std::string message;
+  int exit_code = static_cast<int>(ErrorClass::runtime);
+};
+
+// The rank at fault: the first to fail that did not fail because of another rank. Its own
+// report says why; without one (a signal, an exit before it connected), its exit does.
+Failure failure_of(const launch::LaunchResult& result, c10d::Store& run_store) {
+  const launch::RankExit* first_failed = nullptr;
+  for (const auto& exit : result.exits) {
+    if (exit.succeeded()) continue;
+    if (!first_failed) first_failed = &exit;
+    if (distributed::reported_peer_failure(run_store, exit.rank)) continue;
+    const auto own = distributed::reported_failure(run_store, exit.rank);
+    const std::string why = own ? "failed: " + *own : launch::describe_exit(exit);
+    const bool known_class = exit.exit_code >= 2 && exit.exit_code <= 5;
+    return {fmt::format("rank {} {}", exit.rank, why),
+            known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime)};
+  }
+  const auto peer = distributed::reported_peer_failure(run_store, first_failed->rank);
+  return {fmt::format("rank {} {}", first_failed->rank,
+                      peer ? "failed: " + *peer : launch::describe_exit(*first_failed))};
+}
+
+RunOutcome record_failure(const SweepContext& c, const std::string& group, const Failure& f) {
+  results::ResultsFile::open(c.results_path)
+      ->resume_run(group)
+      ->set_status(results::Status::failed, f.message);
+  print_error(c.errors, "", f.message, "");
+  return {RunOutcome::Kind::failed, f.exit_code};
+}
+
+}  // namespace
+
+RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run, size_t index) {
+  const RunRanks ranks = ranks_of(run);
+  const int world_size = local_world_size(run, ranks);
+  std::string group;
+  {
+    auto writer = results::ResultsFile::open(c.results_path)
+                      ->begin_run(header_of(c, run, world_size));
+    if (auto why = distributed::backend_unavailable(ranks.backend, world_size)) {
+      writer->set_status(results::Status::skipped, *why);
+      c.console.line("  skipped: " + *why);
+      return {RunOutcome::Kind::skipped, 0};
+    }
+    group = writer->group_name();
+  }  // the file is closed: rank 0 writes the run
+  int port = 0;
+  auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port);
+  c.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
+                             ranks.backend, kLoopback, port));
+  const launch::LaunchResult result = launch::launch_ranks(
+      spec_of(c, ranks, world_size, index, group, port), [] { return interrupt_signal() != 0; });
+  if (result.succeeded()) return {RunOutcome::Kind::completed, 0};
+  if (interrupt_signal())
+    return record_failure(c, group, {"interrupted by signal " + std::to_string(interrupt_signal()),
+                                     128 + interrupt_signal()});
+  return record_failure(c, group, failure_of(result, *distributed::run_scope(store, "run")));
+}
+
+int run_launched_rank(const SweepContext& c) {
+  const launch::RankEnvironment& env = c.launch.environment;
+  if (env.run_index < 0 || env.run_index >= static_cast<int>(c.experiment.runs.size()))
+    throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)",
+                               env.run_index, c.experiment.file, c.experiment.runs.size()));
+  const config::RunConfig& run = c.experiment.runs[static_cast<size_t>(env.run_index)];
+  const RunRanks ranks = ranks_of(run);
+  RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
+                  {env.master_addr, env.master_port}, true, "run"};
+  auto store = distributed::connect_store(place.store, ranks.timeout);
+  std::unique_ptr<results::RunWriter> writer = std::make_unique<NullWriter>();
+  if (env.rank == 0)
+    writer = results::ResultsFile::open(c.results_path)->resume_run(env.results_group);
+  install_interrupt_handlers();
+  const std::string prefix = fmt::format("rank {}: ", env.rank);
+  try {
+    results::Summary summary = train_as_rank(run, c.registry, c.console, *writer, place, store);
+    c.console.run_finished(summary);
+    writer->set_status(results::Status::completed);
+    return 0;
+  } catch (const Error& e) {
+    writer->set_status(results::Status::failed, e.what());
+    print_error(c.errors, prefix, e.what(), e.hint());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    const std::string message = plugin_host::one_line(e);
+    writer->set_status(results::Status::failed, message);
+    print_error(c.errors, prefix, message, "");
+    return static_cast<int>(ErrorClass::runtime);
+  }
+}
+
+}  // namespace runner::engine

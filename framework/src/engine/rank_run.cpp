@@ -1,0 +1,49 @@
+#include "engine/rank_run.hpp"
+
+#include "distributed/connect.hpp"
+#include "distributed/peer_failure.hpp"
+#include "plugin_host/call_plugin.hpp"
+
+namespace runner::engine {
+namespace {
+
+distributed::RankConnection connect(const RankPlace& place, const RunRanks& ranks,
+                                    const c10::intrusive_ptr<c10d::Store>& store) {
+  distributed::ConnectSpec spec;
+  spec.backend = ranks.backend;
+  spec.store = distributed::run_scope(store, place.run_key);
+  spec.beat_store = distributed::run_scope(
+      distributed::connect_store(place.store, ranks.timeout), place.run_key);
+  spec.store_address = distributed::address_text(place.store);
+  spec.loopback = place.loopback;
+  spec.rank = place.rank;
+  spec.world_size = place.world_size;
+  spec.timeout = ranks.timeout;
+  return distributed::connect_ranks(spec);
+}
+
+}  // namespace
+
+results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
+                               Console& console, results::RunWriter& writer,
+                               const RankPlace& place,
+                               const c10::intrusive_ptr<c10d::Store>& store) {
+  const RunRanks ranks = ranks_of(run);
+  distributed::RankConnection connection = connect(place, ranks, store);
+  RankContext context{connection.communicator, place.local_rank, place.local_world_size};
+  try {
+    results::Summary summary = train_run(run, registry, console, writer, context);
+    connection.health->report_done();
+    // No rank tears its connections down while another still reads from them.
+    connection.communicator->barrier();
+    return summary;
+  } catch (const distributed::PeerFailure& e) {
+    connection.health->report_peer_failure(e.what());
+    throw;
+  } catch (const std::exception& e) {
+    connection.health->report_failure(plugin_host::one_line(e));
+    throw;
+  }
+}
+
+}  // namespace runner::engine

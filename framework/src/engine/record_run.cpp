@@ -1,0 +1,66 @@
+#include <fmt/format.h>
+
+#include "engine/null_writer.hpp"
+#include "engine/sweep_context.hpp"
+#include "engine/system.hpp"
+#include "plugin_host/call_plugin.hpp"
+
+namespace runner::engine {
+
+results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run,
+                             int world_size) {
+  results::RunHeader header;
+  header.run_id = run.id;
+  header.label = run.label;
+  header.experiment = c.experiment.name;
+  header.config_toml = run.resolved_toml;
+  for (const auto& [key, value] : run.sweep_point) {
+    const std::string* text = std::get_if<std::string>(&value);
+    header.sweep_point.emplace_back(key, text ? *text : value_to_string(value));
+  }
+  std::string device = run.train.get_string("device");
+  if (device == "auto") device = torch::cuda::is_available() ? "cuda:0" : "cpu";
+  const int local_ranks = c.launch.environment.launcher == launch::Launcher::none
+                              ? world_size
+                              : c.launch.environment.local_world_size;
+  header.environment = environment(
+      device, configure_threads(run.train.get_int("threads"), local_ranks), world_size);
+  header.started_at = utc_now();
+  return header;
+}
+
+void print_error(std::ostream& errors, const std::string& prefix, const std::string& message,
+                 const std::string& hint) {
+  errors << "runner: error: " << prefix << message << '\n';
+  if (!hint.empty()) errors << "  hint: " << hint << '\n';
+}
+
+RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool writes,
+                      int world_size, const std::string& rank_prefix, const TrainFunction& train) {
+  std::unique_ptr<results::ResultsFile> file;
+  std::unique_ptr<results::RunWriter> writer = std::make_unique<NullWriter>();
+  if (writes) {
+    file = results::ResultsFile::open(c.results_path);
+    writer = file->begin_run(header_of(c, run, world_size));
+  }
+  try {
+    c.console.run_finished(train(*writer));
+    writer->set_status(results::Status::completed);
+    return {RunOutcome::Kind::completed, 0};
+  } catch (const RunSkipped& e) {
+    writer->set_status(results::Status::skipped, e.what());
+    c.console.line(std::string("  skipped: ") + e.what());
+    return {RunOutcome::Kind::skipped, 0};
+  } catch (const Error& e) {
+    writer->set_status(results::Status::failed, e.what());
+    print_error(c.errors, rank_prefix, e.what(), e.hint());
+    return {RunOutcome::Kind::failed, e.exit_code()};
+  } catch (const std::exception& e) {
+    const std::string message = plugin_host::one_line(e);
+    writer->set_status(results::Status::failed, message);
+    print_error(c.errors, rank_prefix, message, "");
+    return {RunOutcome::Kind::failed, static_cast<int>(ErrorClass::runtime)};
+  }
+}
+
+}  // namespace runner::engine

@@ -1,0 +1,91 @@
+#include "ddp_strategy.hpp"
+
+namespace runner::strategies {
+
+DdpOptions DdpOptions::from(const Options& options) {
+  DdpOptions o;
+  o.bucket_mb = options.get_double("bucket_mb");
+  o.overlap = options.get_bool("overlap");
+  o.drop_last = options.get_bool("drop_last");
+  o.buffers = options.get_string("buffers");
+  return o;
+}
+
+void DdpStrategy::setup(const StrategyContext& context) {
+  model_ = context.model;
+  communicator_ = context.communicator;
+  meter_ = context.meter;
+  for (const auto& p : model_->parameters())
+    if (p.requires_grad()) parameters_.push_back(p);
+  for (const auto& b : model_->buffers()) buffers_.push_back(b);
+  broadcast_state();
+  optimizer_ = context.make_optimizer(parameters_);
+  const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+  buckets_ = std::make_unique<GradientBuckets>(parameters_, bucket_bytes, communicator_,
+                                               options_.overlap);
+}
+
+// Replicas start identical: whatever each rank's initialization drew, rank 0's wins.
+void DdpStrategy::broadcast_state() {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> state;
+  for (const auto& p : model_->parameters()) state.push_back(p.detach());
+  for (const auto& b : buffers_) state.push_back(b.detach());
+  communicator_->broadcast(state, 0);
+}
+
+void DdpStrategy::sync_buffers_before_forward() {
+  if (options_.buffers != "broadcast" || buffers_.empty()) return;
+  std::vector<torch::Tensor> state;
+  for (const auto& b : buffers_) state.push_back(b.detach());
+  communicator_->broadcast(state, 0);
+}
+
+// Floating buffers (BatchNorm's running statistics) become the mean over the ranks; counters
+// such as num_batches_tracked are the same on every rank already.
+void DdpStrategy::average_buffers_after_step() {
+  if (options_.buffers != "average") return;
+  std::vector<torch::Tensor> floating;
+  for (const auto& b : buffers_)
+    if (b.is_floating_point()) floating.push_back(b.detach());
+  if (floating.empty()) return;
+  communicator_->all_reduce_sum(floating);
+  for (auto& b : floating) b.div_(communicator_->world_size());
+}
+
+StepResult DdpStrategy::train_step(const Batch& batch) {
+  for (auto& p : parameters_) p.mutable_grad().reset();
+  meter_->step_begins();
+  sync_buffers_before_forward();
+  torch::Tensor outputs = model_->forward(batch.inputs);
+  torch::Tensor loss = model_->loss(outputs, batch.targets);
+  meter_->forward_ends();
+  buckets_->begin_backward();
+  loss.backward();
+  buckets_->finish_backward();
+  meter_->backward_ends();
+  optimizer_->step();
+  average_buffers_after_step();
+  meter_->step_ends();
+  return {loss.detach(), outputs.detach()};
+}
+
+StepResult DdpStrategy::eval_step(const Batch& batch) {
+  c10::InferenceMode inference;
+  torch::Tensor outputs = model_->forward(batch.inputs);
+  return {model_->loss(outputs, batch.targets), outputs};
+}
+
+void DdpStrategy::set_learning_rate(double lr) {
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
+}
+
+// Training: DistributedSampler's shard (equal counts on every rank, so every rank takes the
+// same number of steps). Testing: each sample once, so the summed metrics are exact.
+torch::Tensor DdpStrategy::shard_samples(const torch::Tensor& order, Split split) const {
+  const int rank = communicator_->rank(), world = communicator_->world_size();
+  if (split == Split::train) return shard_for_rank(order, rank, world, options_.drop_last);
+  return order.slice(0, rank, order.size(0), world);
+}
+
+}  // namespace runner::strategies

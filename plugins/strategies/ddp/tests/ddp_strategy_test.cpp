@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include "../ddp_strategy.hpp"
+#include "../../../../tests/framework/distributed/in_process_ranks.hpp"
+#include "tiny_model.hpp"
+
+namespace runner::testing {
+namespace {
+
+using strategies::DdpOptions;
+using strategies::DdpStrategy;
+
+constexpr int kWorld = 2;
+constexpr int kSteps = 8;
+
+// This rank's rows of a global batch: every world-th from `rank`, as the sampler shards.
+Batch rows_of(const Batch& global, int rank, int world) {
+  auto rows = torch::arange(rank, global.inputs.size(0), world);
+  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
+}
+
+struct RankRecord {
+  std::vector<torch::Tensor> parameters;  // after each step
+  std::vector<double> losses;
+  std::vector<torch::Tensor> buffers;     // running_mean after each step
+};
+
+std::vector<RankRecord> train_on_ranks(DdpOptions options, bool batch_norm = false,
+                                       bool same_init = false) {
+  std::vector<RankRecord> records(kWorld);
+  on_ranks(kWorld, [&](int rank, distributed::RankConnection& c) {
+    // Different initializations unless asked: the broadcast must make them equal.
+    auto model = seeded_model(same_init ? 7 : 7 + static_cast<uint64_t>(rank), batch_norm);
+    DdpStrategy ddp(options);
+    StrategyContext context;
+    context.model = model;
+    context.make_optimizer = sgd(0.05);
+    context.communicator = c.communicator;
+    ddp.setup(context);
+    for (int step = 0; step < kSteps; ++step) {
+      StepResult result = ddp.train_step(rows_of(batch_of(step), rank, kWorld));
+      records[rank].parameters.push_back(flat_parameters(*model));
+      records[rank].losses.push_back(result.loss.item<double>());
+      records[rank].buffers.push_back(model->named_buffers()["norm.running_mean"].clone());
+    }
+  });
+  return records;
+}
+
+TEST(Ddp, ParametersStayBitIdenticalAcrossRanksAfterEveryStep) {
+  auto records = train_on_ranks(DdpOptions{});
+  for (int step = 0; step < kSteps; ++step)
+    EXPECT_TRUE(torch::equal(records[0].parameters[step], records[1].parameters[step]))
+        << "step " << step;
+  EXPECT_FALSE(torch::equal(records[0].parameters.front(), records[0].parameters.back()));
+}
+
+TEST(Ddp, FollowsOneProcessTrainingOnTheWholeBatch) {
+  auto records = train_on_ranks(DdpOptions{});
+  auto model = seeded_model(7);  // rank 0's initialization, which the broadcast gave every rank
+  auto optimizer = sgd(0.05)(model->parameters());
+  for (int step = 0; step < kSteps; ++step) {
+    Batch batch = batch_of(step);
+    optimizer->zero_grad();
+    torch::Tensor loss = model->loss(model->forward(batch.inputs), batch.targets);
+    loss.backward();
+    optimizer->step();
+    const double mean_of_ranks = (records[0].losses[step] + records[1].losses[step]) / 2;
+    EXPECT_NEAR(mean_of_ranks, loss.item<double>(), 1e-5 * std::abs(loss.item<double>()));
+    EXPECT_TRUE(torch::allclose(records[0].parameters[step], flat_parameters(*model), 1e-5, 1e-6))
+        << "step " << step;
+  }
+}
+
+TEST(Ddp, WithoutOverlapTheStepsAreTheSame) {
+  DdpOptions no_overlap;
+  no_overlap.overlap = false;
+  auto with = train_on_ranks(DdpOptions{});
+  auto without = train_on_ranks(no_overlap);
+  for (int step = 0; step < kSteps; ++step)
+    EXPECT_TRUE(torch::equal(with[0].parameters[step], without[0].parameters[step]));
+}
+
+TEST(Ddp, SmallBucketsGiveTheSameSteps) {
+  DdpOptions small;
+  small.bucket_mb = 0.0001;  // 104 bytes: about one parameter per bucket
+  auto one_bucket = train_on_ranks(DdpOptions{});
+  auto many = train_on_ranks(small);
+  for (int step = 0; step < kSteps; ++step)
+    EXPECT_TRUE(torch::allclose(one_bucket[0].parameters[step], many[0].parameters[step], 1e-6,
+                                1e-7));
+}
+
+TEST(Ddp, AveragedBuffersAreTheSameOnEveryRank) {
+  DdpOptions average;
+  average.buffers = "average";
+  auto records = train_on_ranks(average, true);
+  for (int step = 0; step < kSteps; ++step)
+    EXPECT_TRUE(torch::allclose(records[0].buffers[step], records[1].buffers[step], 0, 1e-7));
+}
+
+TEST(Ddp, BroadcastBuffersFollowRankZero) {
+  auto records = train_on_ranks(DdpOptions{}, true, true);
+  // Each rank updates its statistics from its own rows after rank 0's were copied in: after
+  // the first step rank 0's are those of one process that saw rank 0's rows alone.
+  EXPECT_FALSE(torch::equal(records[0].buffers[0], records[1].buffers[0]));
+  auto alone = seeded_model(7, true);
+  torch::NoGradGuard no_grad;
+  alone->forward(rows_of(batch_of(0), 0, kWorld).inputs);
+  EXPECT_TRUE(torch::allclose(alone->named_buffers()["norm.running_mean"], records[0].buffers[0],
+                              0, 1e-7));
+}
+
+TEST(Ddp, TrainingShardsAreDisjointPaddedAndEqual) {
+  on_ranks(3, [](int rank, distributed::RankConnection& c) {
+    DdpStrategy ddp(DdpOptions{});
+    StrategyContext context;
+    context.model = seeded_model(1);
+    context.make_optimizer = sgd(0.1);
+    context.communicator = c.communicator;
+    ddp.setup(context);
+    auto order = torch::arange(10, 20);
+    auto train = ddp.shard_samples(order, Split::train);
+    ASSERT_EQ(train.size(0), 4);  // ceil(10 / 3), the 11th and 12th samples repeat 10 and 11
+    for (int64_t k = 0; k < 4; ++k)
+      EXPECT_EQ(train[k].item<int64_t>(), 10 + (rank + 3 * k) % 10);
+    auto test = ddp.shard_samples(order, Split::test);
+    EXPECT_EQ(test.size(0), rank == 0 ? 4 : 3);  // every sample once
+  });
+}
+
+TEST(Ddp, DropLastDropsTheTail) {
+  EXPECT_EQ(shard_for_rank(torch::arange(10), 2, 3, true).size(0), 3);
+  EXPECT_TRUE(torch::equal(shard_for_rank(torch::arange(10), 1, 3, true),
+                           torch::tensor({1, 4, 7}, torch::kInt64)));
+}
+
+}  // namespace
+}  // namespace runner::testing

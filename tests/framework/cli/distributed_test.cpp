@@ -1,0 +1,250 @@
+// Distributed runs through the runner binary: ranks under torchrun's variables, local launches,
+// and the faults a user meets (a rank killed or throwing, a missing rank, a port in use).
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A listening socket on a free loopback port, held until destroyed.
+class HeldPort {
+ public:
+  HeldPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    listen(fd_, 1);
+    socklen_t size = sizeof address;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size);
+    port_ = ntohs(address.sin_port);
+  }
+  ~HeldPort() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+int free_port() { return HeldPort().port(); }
+
+// LeNet-5 on 3200 Fashion-MNIST samples: 50 steps of a global batch of 64.
+std::string lenet_experiment(const std::string& results, const std::string& strategy) {
+  return "[experiment]\nname = \"lenet\"\nseed = 11\nresults = \"" + results + "\"\n" +
+         "[dataset]\nname = \"mnist\"\ndata_dir = \"" + kFashionMnist + "\"\n" +
+         "train_size = 3200\ntest_size = 500\n"
+         "[model]\nname = \"lenet5\"\n"
+         "[optimizer]\nname = \"adam\"\nlr = 1e-3\n"
+         "[train]\nepochs = 1\nbatch_size = 64\nthreads = 1\n" + strategy;
+}
+
+std::string torchrun_environment(int rank, int world, int port) {
+  return "RANK=" + std::to_string(rank) + " LOCAL_RANK=" + std::to_string(rank) +
+         " WORLD_SIZE=" + std::to_string(world) + " MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+         std::to_string(port);
+}
+
+// Starts `world` runner processes as torchrun would, and waits for all.
+std::vector<int> run_as_torchrun(int world, const std::string& args, const std::string& dir,
+                                 const std::string& extra_environment = "") {
+  const int port = free_port();
+  std::vector<pid_t> pids;
+  for (int r = 0; r < world; ++r) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::string command = "exec env " + torchrun_environment(r, world, port) + " " +
+                            extra_environment + " " RUNNER_BINARY_DIR "/bin/runner " + args +
+                            " >" + dir + "/out" + std::to_string(r) + " 2>&1";
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return codes;
+}
+
+results::RunRecord only_run(const std::string& path) {
+  auto runs = results::read_runs(path);
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.at(0);
+}
+
+TEST(Distributed, TwoTorchrunRanksFollowTheSingleRunStepForStep) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "needs " << kFashionMnist;
+  const std::string dir = scratch_dir("ddp_vs_single");
+  write_file(dir + "/single.toml", lenet_experiment(dir + "/single.h5", ""));
+  write_file(dir + "/ddp.toml",
+             lenet_experiment(dir + "/ddp.h5", "[strategy]\nname = \"ddp\"\ntimeout_s = 60\n"));
+  Output single = run_runner(dir + "/single.toml");
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  auto codes = run_as_torchrun(2, dir + "/ddp.toml", dir);
+  ASSERT_EQ(codes, (std::vector<int>{0, 0})) << read_file(dir + "/out0") << read_file(dir + "/out1");
+
+  auto one = only_run(dir + "/single.h5");
+  auto two = only_run(dir + "/ddp.h5");
+  EXPECT_EQ(two.status, results::Status::completed);
+  EXPECT_EQ(two.header.environment.at("world_size"), "2");
+  ASSERT_EQ(one.steps.size(), 50u);
+  ASSERT_EQ(two.steps.size(), 50u);
+  for (size_t k = 0; k < 50; ++k)
+    EXPECT_NEAR(two.steps[k].loss, one.steps[k].loss, 1e-5 * std::abs(one.steps[k].loss))
+        << "step " << k + 1;
+  ASSERT_TRUE(two.summary.has_value());
+  EXPECT_EQ(two.summary->peak_memory_per_rank_bytes.size(), 2u);
+  EXPECT_NEAR(two.epochs.at(0).test_accuracy, one.epochs.at(0).test_accuracy, 0.01);
+  EXPECT_EQ(read_file(dir + "/out1").find("epoch 1/1"), std::string::npos) << "rank 1 is quiet";
+}
+
+std::string blobs_ddp(const std::string& dir, const std::string& strategy_extra,
+                      const std::string& model_extra = "") {
+  std::string text = blobs_experiment(
+      dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\nname = \"ddp\"\n" +
+                         strategy_extra);
+  text.replace(text.find("name = \"linear_probe\"\n"), 22,
+               "name = \"linear_probe\"\n" + model_extra);
+  write_file(dir + "/exp.toml", text);
+  return "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml";
+}
+
+TEST(Distributed, NprocStartsLocalRanksAndRank0RecordsTheRun) {
+  const std::string dir = scratch_dir("nproc");
+  Output out = run_runner(blobs_ddp(dir, "") + " --nproc 2");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("2 ranks on this machine, gloo over 127.0.0.1:"), std::string::npos)
+      << out.out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.header.environment.at("world_size"), "2");
+  EXPECT_EQ(run.steps.size(), 16u);  // 512 samples, global batch 32
+  EXPECT_GT(run.epochs.at(0).test_accuracy, 0.5);
+}
+
+TEST(Distributed, NprocTurnsASingleRunIntoDdp) {
+  const std::string dir = scratch_dir("nproc_single");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5", "threads = 1\n"));
+  Output out = run_runner("--plugin-path " + fixture_plugins() + " --nproc 2 " + dir + "/exp.toml");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_NE(run.header.config_toml.find("name = \"ddp\""), std::string::npos);
+  EXPECT_EQ(run.header.environment.at("world_size"), "2");
+}
+
+TEST(Distributed, ASweepOverWorldSizesLaunchesEachRunsRanks) {
+  const std::string dir = scratch_dir("world_sweep");
+  Output out = run_runner(blobs_ddp(dir, "[sweep]\nstrategy.world_size = [1, 2]\n"));
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].header.environment.at("world_size"), "1");
+  EXPECT_EQ(runs[1].header.environment.at("world_size"), "2");
+  EXPECT_EQ(runs[1].status, results::Status::completed);
+}
+
+// No process of this test's folder may outlive the launcher. The bracket keeps the pattern
+// from matching the shell that runs pgrep, whose command line holds the pattern itself.
+bool ranks_left(const std::string& dir) {
+  const std::string pattern = "[" + dir.substr(0, 1) + "]" + dir.substr(1) + "/exp.toml";
+  return std::system(("pgrep -f '" + pattern + "' >/dev/null").c_str()) == 0;
+}
+
+TEST(Distributed, AKilledRankEndsTheRunNamingIt) {
+  const std::string dir = scratch_dir("killed_rank");
+  const auto start = Clock::now();
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\n",
+                                    "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n"));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));
+  EXPECT_EQ(out.exit_code, 5) << out.err;
+  EXPECT_NE(out.err.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos) << out.err;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "rank 1 was killed by signal 9 (SIGKILL)");
+  EXPECT_FALSE(ranks_left(dir));
+}
+
+TEST(Distributed, ARankThatThrowsEndsTheRunWithItsError) {
+  const std::string dir = scratch_dir("throwing_rank");
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\n",
+                                    "fail_at_step = 3\nfail_on_rank = 1\n"));
+  EXPECT_EQ(out.exit_code, 3) << out.err;  // a plugin's error
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error.rfind("rank 1 failed: training step 3 failed:", 0), 0u) << run.error;
+  EXPECT_NE(out.err.find("rank 0: all_reduce failed: rank 1 failed"), std::string::npos)
+      << out.err;
+  EXPECT_FALSE(ranks_left(dir));
+}
+
+TEST(Distributed, NcclWithoutGpusIsRecordedAsSkippedAndTheSweepGoesOn) {
+  const std::string dir = scratch_dir("nccl_skipped");
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n[sweep]\nstrategy.backend = [\"nccl\", \"gloo\"]\n"));
+  if (out.out.find("skipped") == std::string::npos) GTEST_SKIP() << "NCCL runs here";
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, results::Status::skipped);
+  EXPECT_NE(runs[0].error.find("backend nccl needs"), std::string::npos) << runs[0].error;
+  EXPECT_EQ(runs[1].status, results::Status::completed);
+  EXPECT_NE(out.out.find("skipped"), std::string::npos);
+}
+
+TEST(Distributed, AWorldLargerThanTheMachineIsAConfigError) {
+  const std::string dir = scratch_dir("too_many");
+  Output out = run_runner(blobs_ddp(dir, "world_size = 4000\n"));
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.err.find("strategy.world_size = 4000: a local launch starts at most one rank per"),
+            std::string::npos)
+      << out.err;
+}
+
+TEST(Distributed, ARankThatNeverComesFailsTheRendezvousNamingIt) {
+  const std::string dir = scratch_dir("missing_rank");
+  blobs_ddp(dir, "timeout_s = 3\n");
+  const auto start = Clock::now();
+  Output out = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml",
+                          torchrun_environment(0, 2, free_port()));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(out.exit_code, 5) << out.err;
+  EXPECT_NE(out.err.find("rank 1 of 2 never joined"), std::string::npos) << out.err;
+}
+
+TEST(Distributed, APortInUseIsNamed) {
+  const std::string dir = scratch_dir("port_in_use");
+  HeldPort held;
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"),
+                          "MASTER_PORT=" + std::to_string(held.port()));
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("port " + std::to_string(held.port()) + " is in use"), std::string::npos)
+      << out.err;
+}
+
+TEST(Distributed, ASingleStrategyUnderTwoTorchrunRanksIsRefused) {
+  const std::string dir = scratch_dir("single_under_torchrun");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  auto codes = run_as_torchrun(2, "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml", dir);
+  EXPECT_EQ(codes, (std::vector<int>{2, 2}));
+  EXPECT_NE(read_file(dir + "/out0").find("torchrun started 2 ranks, but strategy 'single' runs on one"),
+            std::string::npos)
+      << read_file(dir + "/out0");
+}
+
+}  // namespace
+}  // namespace runner::testing

@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <thread>
+
+#include "distributed/connect.hpp"
+#include "distributed/peer_failure.hpp"
+#include "in_process_ranks.hpp"
+
+namespace runner::testing {
+namespace {
+
+using distributed::RankConnection;
+
+TEST(Communicator, AllReduceSumsOverEveryRank) {
+  on_ranks(3, [](int rank, RankConnection& c) {
+    auto t = torch::full({4}, static_cast<double>(rank + 1), torch::kFloat64);
+    c.communicator->all_reduce_sum({t});
+    EXPECT_TRUE(torch::equal(t, torch::full({4}, 6.0, torch::kFloat64)));  // 1 + 2 + 3
+    EXPECT_EQ(c.communicator->world_size(), 3);
+    EXPECT_EQ(c.communicator->rank(), rank);
+    EXPECT_EQ(c.communicator->backend(), "gloo");
+  });
+}
+
+TEST(Communicator, StartedReductionsFinishOnWaitInOrder) {
+  on_ranks(2, [](int rank, RankConnection& c) {
+    auto a = torch::full({1000}, rank + 1.0);
+    auto b = torch::full({10}, 10.0 * (rank + 1));
+    auto first = c.communicator->start_all_reduce_sum({a});
+    auto second = c.communicator->start_all_reduce_sum({b});
+    first->wait();
+    second->wait();
+    EXPECT_TRUE(torch::equal(a, torch::full({1000}, 3.0)));
+    EXPECT_TRUE(torch::equal(b, torch::full({10}, 30.0)));
+  });
+}
+
+TEST(Communicator, BroadcastCopiesTheRootsTensorsEverywhere) {
+  on_ranks(2, [](int rank, RankConnection& c) {
+    auto x = torch::full({2, 3}, static_cast<float>(rank * 7 + 1));
+    auto y = torch::full({5}, static_cast<float>(rank * 7 + 2));
+    c.communicator->broadcast({x, y}, 1);
+    EXPECT_TRUE(torch::equal(x, torch::full({2, 3}, 8.0f)));
+    EXPECT_TRUE(torch::equal(y, torch::full({5}, 9.0f)));
+    c.communicator->barrier();
+  });
+}
+
+TEST(Communicator, ARendezvousWithAMissingRankTimesOutNamingIt) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  distributed::ConnectSpec spec;
+  spec.store = spec.beat_store = store;
+  spec.store_address = "in-process";
+  spec.loopback = true;
+  spec.backend = "gloo";
+  spec.rank = 0;
+  spec.world_size = 2;
+  spec.timeout = std::chrono::milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    distributed::connect_ranks(spec);
+    FAIL() << "connected without rank 1";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 of 2 never joined"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+}
+
+// Rank 1 leaves while rank 0 waits for it in an all-reduce; rank 0's error names rank 1.
+std::string error_of_rank0_when_rank1_leaves(bool rank1_reports) {
+  std::string message;
+  on_ranks(2, [&](int rank, RankConnection& c) {
+    c.communicator->barrier();
+    if (rank == 1) {
+      if (rank1_reports) c.health->report_failure("data file truncated");
+      c.communicator.reset();
+      c.health.reset();
+      return;
+    }
+    try {
+      auto t = torch::ones({1 << 20});
+      c.communicator->all_reduce_sum({t});
+      message = "no error";
+    } catch (const distributed::PeerFailure& e) {
+      message = e.what();
+    }
+  }, std::chrono::milliseconds(5000));
+  return message;
+}
+
+TEST(Communicator, ACollectiveWithARankThatFailedNamesItAndItsError) {
+  const std::string message = error_of_rank0_when_rank1_leaves(true);
+  EXPECT_NE(message.find("all_reduce failed: rank 1 failed: data file truncated"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Communicator, ACollectiveWithARankThatVanishedNamesIt) {
+  const std::string message = error_of_rank0_when_rank1_leaves(false);
+  EXPECT_NE(message.find("rank 1 stopped"), std::string::npos) << message;
+}
+
+TEST(Communicator, BackendsSayWhyTheyCannotRunHere) {
+  EXPECT_EQ(distributed::backend_unavailable("gloo", 8), std::nullopt);
+  if (distributed::nccl_built() && torch::cuda::device_count() >= 1) GTEST_SKIP() << "has NCCL";
+  auto why = distributed::backend_unavailable("nccl", 2);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("backend nccl needs"), std::string::npos) << *why;
+}
+
+}  // namespace
+}  // namespace runner::testing
