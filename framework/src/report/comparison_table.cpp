@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
@@ -134,11 +135,34 @@ std::optional<double> test_accuracy(const RunRecord& run) {
   return run.epochs.back().test_accuracy;
 }
 
+int world_size_of(const RunRecord& run) {
+  const auto it = run.header.environment.find("world_size");
+  return it == run.header.environment.end() ? 1 : std::max(1, std::atoi(it->second.c_str()));
+}
+
+bool any_ranks(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunRecord& run) { return world_size_of(run) > 1; });
+}
+
+// Each rank's peak ("75.1 MiB / 74.9 MiB") when the run had several, else the one.
+std::string peak_memory_cell(const RunRecord& run, bool per_rank) {
+  if (per_rank && run.summary && run.summary->peak_memory_per_rank_bytes.size() > 1) {
+    std::string cell;
+    for (double bytes : run.summary->peak_memory_per_rank_bytes)
+      cell += (cell.empty() ? "" : " / ") + format_mebibytes(bytes);
+    return cell;
+  }
+  const double peak = peak_memory_bytes(run);
+  return peak > 0 ? format_mebibytes(peak) : "";
+}
+
 struct Layout {
   std::vector<std::string> keys;
   bool with_perplexity = false;
   bool with_note = false;
   bool with_phases = false;
+  bool with_ranks = false;  // some run had several ranks: their count, and peaks per rank
 };
 
 std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
@@ -153,8 +177,8 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
   row.push_back(run.epochs.empty() ? "" : format_duration(wait));
   row.push_back(run.epochs.empty() ? "" : format_duration(compute));
   if (layout.with_phases) add_phase_cells(run, row);
-  const double peak = peak_memory_bytes(run);
-  row.push_back(peak > 0 ? format_mebibytes(peak) : "");
+  if (layout.with_ranks) row.push_back(std::to_string(world_size_of(run)));
+  row.push_back(peak_memory_cell(run, layout.with_ranks));
   const std::optional<double> accuracy = test_accuracy(run);
   row.push_back(accuracy ? format_percent(*accuracy) : "");
   if (layout.with_perplexity) row.push_back(test_perplexity(run));
@@ -166,7 +190,7 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
 
 Table comparison_table(const std::vector<RunRecord>& runs) {
   const Layout layout{swept_keys(runs), any_language_model(runs), any_note(runs),
-                      any_phases(runs)};
+                      any_phases(runs), any_ranks(runs)};
   Table table;
   table.columns.emplace_back("run");
   table.columns.insert(table.columns.end(), layout.keys.begin(), layout.keys.end());
@@ -175,7 +199,9 @@ Table comparison_table(const std::vector<RunRecord>& runs) {
   if (layout.with_phases)
     for (const char* column : {"forward", "backward", "saved act"})
       table.columns.emplace_back(column);
-  for (const char* column : {"peak mem", "test acc"}) table.columns.emplace_back(column);
+  if (layout.with_ranks) table.columns.emplace_back("ranks");
+  table.columns.emplace_back(layout.with_ranks ? "peak mem per rank" : "peak mem");
+  table.columns.emplace_back("test acc");
   if (layout.with_perplexity) table.columns.emplace_back("test ppl");
   if (layout.with_note) table.columns.emplace_back("note");
   for (const RunRecord& run : runs) table.rows.push_back(row_of(run, layout));

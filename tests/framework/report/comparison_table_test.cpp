@@ -147,6 +147,22 @@ TEST(ComparisonTable, MeasuredPhasesAddForwardBackwardAndSavedActivations) {
   EXPECT_EQ(table.rows[1][6], "");  // a run of a strategy that reports no phases
 }
 
+TEST(ComparisonTable, RunsOfSeveralRanksShowTheirCountAndEachRanksPeak) {
+  RunRecord two = completed_run("ddp", "ddp");
+  two.header.environment["world_size"] = "2";
+  RunRecord one = completed_run("single", "single");
+  one.header.environment["world_size"] = "1";
+  one.summary->peak_memory_per_rank_bytes = {50 * 1048576.0};
+  const Table table = comparison_table({two, one});
+  EXPECT_EQ(table.columns,
+            (std::vector<std::string>{"run", "status", "epochs", "time", "data wait", "compute",
+                                      "ranks", "peak mem per rank", "test acc"}));
+  EXPECT_EQ(table.rows[0][6], "2");
+  EXPECT_EQ(table.rows[0][7], "100.0 MiB / 182.4 MiB");
+  EXPECT_EQ(table.rows[1][6], "1");
+  EXPECT_EQ(table.rows[1][7], "50.0 MiB");
+}
+
 TEST(ComparisonTable, NoRunsGiveTheHeaderOnly) {
   const Table table = comparison_table({});
   EXPECT_EQ(table.columns, with_leading({"run"}));
