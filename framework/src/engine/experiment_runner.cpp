@@ -22,16 +22,16 @@ bool outside_launcher(const SweepContext& c) {
   return launcher == launch::Launcher::torchrun || launcher == launch::Launcher::slurm;
 }
 
-// Ranks a local launch can start: one per GPU, or one per core on the CPU.
+// Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
+// with too few GPUs skips the run, as it skips NCCL without GPUs.)
 void check_local_world(const config::RunConfig& run, int world_size) {
   const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
-  const int limit = gpu ? static_cast<int>(torch::cuda::device_count())
-                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (world_size <= limit) return;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (gpu || world_size <= cores) return;
   throw ConfigError(
-      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per {}, and "
-                  "this machine has {}",
-                  world_size, gpu ? "GPU" : "core", limit),
+      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
+                  "and this machine has {}",
+                  world_size, cores),
       "start the ranks across machines with torchrun or srun (see the README)");
 }
 
@@ -48,14 +48,26 @@ void check_outside_world(const config::RunConfig& run, const RunRanks& ranks,
                       "leave strategy.world_size at 0 to take the launcher's");
 }
 
+void check_batch_divides(const config::RunConfig& run, int world_size) {
+  const int64_t batch = run.train.get_int("batch_size");
+  if (batch % world_size == 0) return;
+  throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks{}", batch,
+                                world_size, run.label.empty() ? "" : " (run " + run.label + ")"),
+                    "train.batch_size is the global batch: make it a multiple of the ranks");
+}
+
 // Every run's ranks are checked before the first one starts.
 void check_worlds(const SweepContext& c) {
   for (const auto& run : c.experiment.runs) {
     const RunRanks ranks = ranks_of(run);
-    if (outside_launcher(c))
+    if (outside_launcher(c)) {
       check_outside_world(run, ranks, c.launch.environment);
-    else
-      check_local_world(run, local_world_size(run, ranks));
+      check_batch_divides(run, c.launch.environment.world_size);
+    } else {
+      const int world_size = local_world_size(run, ranks);
+      check_local_world(run, world_size);
+      check_batch_divides(run, world_size);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "distributed/connect.hpp"
 #include "distributed/rank_health.hpp"
@@ -48,6 +49,16 @@ launch::LaunchSpec spec_of(const SweepContext& c, const RunRanks& ranks, int wor
   return spec;
 }
 
+// Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
+std::optional<std::string> cannot_run_here(const config::RunConfig& run, const RunRanks& ranks,
+                                           int world_size) {
+  if (auto why = distributed::backend_unavailable(ranks.backend, world_size)) return why;
+  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  const int gpus = gpu ? static_cast<int>(torch::cuda::device_count()) : 0;
+  if (!gpu || world_size <= gpus) return std::nullopt;
+  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", world_size, gpus);
+}
+
 struct Failure {
   std::string message;
   int exit_code = static_cast<int>(ErrorClass::runtime);
@@ -89,7 +100,7 @@ RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run,
   {
     auto writer = results::ResultsFile::open(c.results_path)
                       ->begin_run(header_of(c, run, world_size));
-    if (auto why = distributed::backend_unavailable(ranks.backend, world_size)) {
+    if (auto why = cannot_run_here(run, ranks, world_size)) {
       writer->set_status(results::Status::skipped, *why);
       c.console.line("  skipped: " + *why);
       return {RunOutcome::Kind::skipped, 0};

@@ -215,6 +215,15 @@ TEST(Distributed, AWorldLargerThanTheMachineIsAConfigError) {
       << out.err;
 }
 
+TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
+  const std::string dir = scratch_dir("batch_not_dividing");
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n") + " --set train.batch_size=33");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.err.find("train.batch_size = 33 does not divide among 2 ranks"), std::string::npos)
+      << out.err;
+  EXPECT_EQ(out.out.find("ranks on this machine"), std::string::npos) << out.out;
+}
+
 TEST(Distributed, ARankThatNeverComesFailsTheRendezvousNamingIt) {
   const std::string dir = scratch_dir("missing_rank");
   blobs_ddp(dir, "timeout_s = 3\n");
