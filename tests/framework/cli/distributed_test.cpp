@@ -194,9 +194,9 @@ TEST(Distributed, ARankThatThrowsEndsTheRunWithItsError) {
 }
 
 TEST(Distributed, NcclWithoutGpusIsRecordedAsSkippedAndTheSweepGoesOn) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has GPUs: NCCL may run";
   const std::string dir = scratch_dir("nccl_skipped");
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\n[sweep]\nstrategy.backend = [\"nccl\", \"gloo\"]\n"));
-  if (out.out.find("skipped") == std::string::npos) GTEST_SKIP() << "NCCL runs here";
   ASSERT_EQ(out.exit_code, 0) << out.err;
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 2u);
