@@ -2,6 +2,7 @@
 // one place, so that plugins call one function whichever LibTorch they are built against.
 #pragma once
 
+#include <ATen/autocast_mode.h>
 #include <c10/core/Allocator.h>
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -29,6 +30,66 @@ class CpuAllocator : public c10::Allocator {
 
  protected:
   virtual c10::DataPtr allocate_block(size_t bytes) const = 0;
+};
+
+// Autocast's switches for one device type (CPU or CUDA): LibTorch 2.4 took the device type as
+// an argument; 1.13 has one function per device type.
+struct AutocastState {
+  bool enabled = false;
+  c10::ScalarType dtype = c10::ScalarType::BFloat16;
+
+  static AutocastState of(c10::DeviceType device) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    return {at::autocast::is_autocast_enabled(device), at::autocast::get_autocast_dtype(device)};
+#else
+    if (device == c10::DeviceType::CUDA)
+      return {at::autocast::is_enabled(), at::autocast::get_autocast_gpu_dtype()};
+    return {at::autocast::is_cpu_enabled(), at::autocast::get_autocast_cpu_dtype()};
+#endif
+  }
+
+  // The dtype is set when enabled or when restoring a state read before (a dtype the library
+  // took once): a new disabled state leaves it alone, as 1.13's CPU autocast refuses any dtype
+  // but bf16, even while off.
+  void apply_to(c10::DeviceType device, bool restoring = false) const {
+    const bool set_dtype = enabled || restoring;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    if (set_dtype) at::autocast::set_autocast_dtype(device, dtype);
+    at::autocast::set_autocast_enabled(device, enabled);
+#else
+    if (device == c10::DeviceType::CUDA) {
+      if (set_dtype) at::autocast::set_autocast_gpu_dtype(dtype);
+      at::autocast::set_enabled(enabled);
+    } else {
+      if (set_dtype) at::autocast::set_autocast_cpu_dtype(dtype);
+      at::autocast::set_cpu_enabled(enabled);
+    }
+#endif
+  }
+};
+
+// Puts `state` in force on this thread for `device` while it lives, as torch.autocast's
+// context manager: ops on that device's tensors run in state.dtype where autocast lists them
+// (matmuls, convolutions) and in fp32 where precision matters (softmax, losses). The previous
+// state comes back at the end, and the cache of cast weights is dropped when the outermost
+// scope ends.
+class AutocastScope {
+ public:
+  AutocastScope(c10::DeviceType device, AutocastState state)
+      : device_(device), previous_(AutocastState::of(device)) {
+    state.apply_to(device_);
+    at::autocast::increment_nesting();
+  }
+  ~AutocastScope() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    previous_.apply_to(device_, /*restoring=*/true);
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  AutocastState previous_;
 };
 
 // Scaled dot-product attention in which position t attends to positions 0..t only:

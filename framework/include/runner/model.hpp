@@ -4,7 +4,11 @@
 
 #include <torch/torch.h>
 
+#include <memory>
+#include <vector>
+
 #include "runner/dataset.hpp"
+#include "runner/layer.hpp"
 #include "runner/op.hpp"
 
 namespace runner {
@@ -29,6 +33,10 @@ class Model : public torch::nn::Module {
   virtual torch::Tensor loss(const torch::Tensor& outputs, const torch::Tensor& targets) {
     return torch::nn::functional::cross_entropy(outputs, targets);
   }
+
+  // The model as a chain of layers: folding forward over them, from the inputs, gives
+  // forward(inputs). Empty: the model cannot be cut (no activation checkpointing).
+  virtual std::vector<std::shared_ptr<Layer>> layers() { return {}; }
 
   // Multiply-adds of one sample's forward pass, times two (FLOPs). Training costs about 3x.
   virtual double forward_flops_per_sample() const = 0;

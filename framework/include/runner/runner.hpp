@@ -9,6 +9,7 @@
 #include "runner/errors.hpp"
 #include "runner/gradcheck.hpp"
 #include "runner/kind.hpp"
+#include "runner/layer.hpp"
 #include "runner/model.hpp"
 #include "runner/op.hpp"
 #include "runner/options.hpp"

@@ -11,6 +11,7 @@
 #include "runner/communicator.hpp"
 #include "runner/dataset.hpp"
 #include "runner/model.hpp"
+#include "runner/techniques.hpp"
 
 namespace runner {
 
@@ -19,20 +20,23 @@ using OptimizerFactory =
 
 // The host's clock and memory gauge inside a step. A strategy calls these at the edges of the
 // phases of its train_step, so the host can report forward, backward and optimizer time and
-// the memory the forward pass leaves held for backward (the saved activations). The host's
-// meter waits for the device before it reads its clock; this default measures nothing.
+// the memory the forward pass leaves held for backward (the saved activations). With
+// micro-batches, forward_begins, forward_ends and backward_ends come once per micro-batch.
+// The host's meter waits for the device before it reads its clock; this default measures
+// nothing.
 class StepMeter {
  public:
   virtual ~StepMeter() = default;
-  virtual void step_begins() {}
+  virtual void forward_begins() {}
   virtual void forward_ends() {}
   virtual void backward_ends() {}
   virtual void step_ends() {}  // after the optimizer
 };
 
 struct StrategyContext {
-  std::shared_ptr<Model> model;  // on `device`
+  std::shared_ptr<Model> model;  // on the CPU: the strategy places it on `device`
   torch::Device device = torch::kCPU;
+  Techniques techniques;
   OptimizerFactory make_optimizer;
   int64_t seed = 0;
   std::shared_ptr<StepMeter> meter = std::make_shared<StepMeter>();
@@ -42,9 +46,13 @@ struct StrategyContext {
   std::function<std::shared_ptr<Model>()> make_model;
 };
 
+// What a step reports, small whatever the model: the predictions, not the outputs they come
+// from (a language model's logits of a whole batch would be kept across micro-batches).
 struct StepResult {
-  torch::Tensor loss;     // scalar, detached: mean loss over the batch
-  torch::Tensor outputs;  // detached model outputs, for accuracy
+  torch::Tensor loss;         // scalar, detached, fp32: mean loss over the batch
+  torch::Tensor predictions;  // int64 argmax of the outputs' last dim: (N), or (N, T) per token
+  bool skipped = false;       // fp16: the gradients overflowed and the optimizer did not step
+  double loss_scale = 0.0;    // fp16: the scale after this step; 0 without loss scaling
 };
 
 class Strategy {

@@ -4,4 +4,4 @@
 #define RUNNER_VERSION "0.1.0"
 
 // Bump when any SDK type a plugin hands to the host changes layout or meaning.
-#define RUNNER_ABI_VERSION 4u
+#define RUNNER_ABI_VERSION 5u

@@ -38,7 +38,28 @@ const Schema& train_schema() {
     s.text("device", "cpu", "Where to train; auto: cuda when available, else cpu",
            {"cpu", "cuda", "auto"});
     s.integer("threads", 0, "Intra-op CPU threads per rank; 0: the number of cores", 0);
-    s.text("precision", "fp32", "Numeric precision of parameters and activations", {"fp32"});
+    s.text("precision", "fp32",
+           "Arithmetic of forward and loss: fp32, or bf16 / fp16 autocast (matmuls and "
+           "convolutions in 16 bits) with fp32 master weights; fp16 only on CUDA, with dynamic "
+           "loss scaling",
+           {"fp32", "bf16", "fp16"});
+    s.integer("micro_batches", 1,
+              "Gradient accumulation: each rank's share of train.batch_size runs as this many "
+              "forward/backward passes, then one optimizer step; it must divide the share",
+              1, 65536);
+    s.text("activation_checkpointing", "none",
+           "layers: each of the model's layers keeps only its input during forward and runs "
+           "again in backward (less memory, about one more forward); none: keep activations",
+           {"none", "layers"});
+    s.number("grad_clip_norm", 0.0,
+             "Clip gradients to this global L2 norm over all parameters; 0: no clipping", 0);
+    s.number("loss_scale", 65536.0, "fp16: the initial loss scale", 1);
+    s.integer("loss_scale_growth_interval", 2000,
+              "fp16: steps without overflow after which the loss scale doubles", 1);
+    s.number("loss_scale_backoff", 0.5,
+             "fp16: factor applied to the loss scale when a step's gradients overflow (the "
+             "step is skipped)",
+             0.0625, 0.9375);
     s.integer("num_workers", 0,
               "Loader threads that read and augment the next batches while a step computes; "
               "0: batches are made between steps",

@@ -10,6 +10,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/local_launch.hpp"
 #include "engine/rank_run.hpp"
+#include "engine/techniques.hpp"
 #include "report/report.hpp"
 
 namespace runner::engine {
@@ -63,10 +64,12 @@ void check_worlds(const SweepContext& c) {
     if (outside_launcher(c)) {
       check_outside_world(run, ranks, c.launch.environment);
       check_batch_divides(run, c.launch.environment.world_size);
+      check_techniques(run, c.launch.environment.world_size);
     } else {
       const int world_size = local_world_size(run, ranks);
       check_local_world(run, world_size);
       check_batch_divides(run, world_size);
+      check_techniques(run, world_size);
     }
   }
 }

@@ -13,16 +13,15 @@ void PassMetrics::add_predictions(const torch::Tensor& loss, const torch::Tensor
   predictions_ += n;
 }
 
-void PassMetrics::add(const torch::Tensor& loss, const torch::Tensor& outputs,
+void PassMetrics::add(const torch::Tensor& loss, const torch::Tensor& predictions,
                       const torch::Tensor& targets, bool per_class) {
   samples_ += targets.size(0);
   if (task_ == Task::language_modeling) {
-    torch::Tensor predicted = outputs.argmax(-1);  // (N, T)
-    add_predictions(loss, predicted.narrow(1, 0, predicted.size(1) - 1)
+    add_predictions(loss, predictions.narrow(1, 0, predictions.size(1) - 1)
                               .eq(targets.narrow(1, 1, targets.size(1) - 1)));
     return;
   }
-  torch::Tensor hits = outputs.argmax(1).eq(targets);  // (N) bool
+  torch::Tensor hits = predictions.eq(targets);  // (N) bool
   add_predictions(loss, hits);
   if (per_class) {
     auto total = torch::bincount(targets, {}, num_classes_);

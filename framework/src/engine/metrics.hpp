@@ -16,11 +16,11 @@ class PassMetrics {
   explicit PassMetrics(int64_t num_classes, Task task = Task::classification)
       : num_classes_(num_classes), task_(task) {}
 
-  // classification: loss the mean over the batch, outputs (N, classes), targets (N).
-  // language modeling: loss the mean per predicted token, outputs (N, T, vocab), targets
-  // (N, T) where outputs[:, t] predicts targets[:, t + 1].
-  void add(const torch::Tensor& loss, const torch::Tensor& outputs, const torch::Tensor& targets,
-           bool per_class);
+  // classification: loss the mean over the batch, predictions (N) class indices, targets (N).
+  // language modeling: loss the mean per predicted token, predictions (N, T) token ids,
+  // targets (N, T) where predictions[:, t] predicts targets[:, t + 1].
+  void add(const torch::Tensor& loss, const torch::Tensor& predictions,
+           const torch::Tensor& targets, bool per_class);
 
   int64_t samples() const { return samples_; }
   double mean_loss() const;   // per sample, or per token

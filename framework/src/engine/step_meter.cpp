@@ -28,7 +28,7 @@ int64_t HostStepMeter::allocated_bytes() const {
   return device_.is_cpu() ? cpu_bytes_in_use() : device_allocated_bytes(device_);
 }
 
-void HostStepMeter::step_begins() {
+void HostStepMeter::forward_begins() {
   bytes_at_start_ = allocated_bytes();
   mark_ = now();
 }

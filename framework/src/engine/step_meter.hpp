@@ -21,7 +21,7 @@ class HostStepMeter : public StepMeter {
  public:
   explicit HostStepMeter(torch::Device device);
 
-  void step_begins() override;
+  void forward_begins() override;
   void forward_ends() override;
   void backward_ends() override;
   void step_ends() override;

@@ -15,6 +15,7 @@
 #include "engine/sampler.hpp"
 #include "engine/step_meter.hpp"
 #include "engine/system.hpp"
+#include "engine/techniques.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "plugin_host/op_library.hpp"
 
@@ -44,6 +45,7 @@ struct Session {
   std::shared_ptr<Model> model;
   std::shared_ptr<Strategy> strategy;
   std::shared_ptr<HostStepMeter> meter;
+  Techniques techniques;
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
   int64_t batch_size = 1;  // this rank's: train.batch_size / world_size
   std::unique_ptr<LearningRateSchedule> schedule;
@@ -138,10 +140,12 @@ struct TrainPass {
   PassMetrics metrics;
   std::vector<results::StepRecord> steps;
   double data_wait_s = 0, compute_s = 0;
+  int64_t skipped_steps = 0;
+  double loss_scale = 0;
 };
 
 TrainPass train_epoch(Session& s, int64_t epoch) {
-  TrainPass pass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0};
+  TrainPass pass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0, 0, 0};
   auto order = s.strategy->shard_samples(
       epoch_permutation(s.dataset->size(Split::train), s.seed, epoch), Split::train);
   auto batches = batches_of(order, s.batch_size);
@@ -158,8 +162,10 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
     s.strategy->set_learning_rate(lr);
     StepResult result = in_plugin_code(s, "training step " + std::to_string(s.global_step + 1),
                                        [&] { return s.strategy->train_step(batch); });
-    pass.metrics.add(result.loss, result.outputs, batch.targets, false);
+    pass.metrics.add(result.loss, result.predictions, batch.targets, false);
     losses.push_back(result.loss);
+    pass.skipped_steps += result.skipped ? 1 : 0;
+    pass.loss_scale = result.loss_scale;
     ++s.global_step;
     const bool check = s.device.is_cpu() || (i + 1) % s.log_every == 0;
     double loss = check ? result.loss.item<double>() : NAN;  // filled in after the epoch
@@ -194,7 +200,7 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
     Batch b = loader.next();
     data_wait_s += seconds_since(start);
     StepResult result = in_plugin_code(s, "test step", [&] { return s.strategy->eval_step(b); });
-    metrics.add(result.loss, result.outputs, b.targets, true);
+    metrics.add(result.loss, result.predictions, b.targets, true);
   }
   return metrics;
 }
@@ -233,15 +239,16 @@ void build(Session& s, const plugin_host::Registry& registry) {
   auto make_model = [&s, &registry] {
     return registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
   };
-  s.model = make_model();
-  s.model->to(s.device);
+  s.model = make_model();  // on the CPU: the strategy places it
+  s.techniques = techniques_of(train);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
   s.meter = std::make_shared<HostStepMeter>(s.device);
-  s.strategy->setup(StrategyContext{s.model, s.device, optimizer_factory(s.run.optimizer), s.seed,
-                                    s.meter, s.ranks.communicator, make_model});
+  s.strategy->setup(StrategyContext{s.model, s.device, s.techniques,
+                                    optimizer_factory(s.run.optimizer), s.seed, s.meter,
+                                    s.ranks.communicator, make_model});
   s.epochs = train.get_int("epochs");
   s.batch_size = local_batch_size(train.get_int("batch_size"), s.ranks.world_size());
   s.log_every = train.get_int("log_every");
@@ -289,6 +296,8 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   record.backward_s = phases.backward_s;
   record.optimizer_s = phases.optimizer_s;
   record.activation_memory_bytes = phases.activation_bytes;
+  record.skipped_steps = static_cast<double>(train.skipped_steps);
+  record.loss_scale = train.loss_scale;
   record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
   s.writer.append_epoch(record);
   s.writer.append_steps(train.steps);

@@ -19,7 +19,9 @@ const RecordLayout<EpochRecord>& epoch_layout() {
       {{"forward_s", &EpochRecord::forward_s},
        {"backward_s", &EpochRecord::backward_s},
        {"optimizer_s", &EpochRecord::optimizer_s},
-       {"activation_memory_bytes", &EpochRecord::activation_memory_bytes}}};
+       {"activation_memory_bytes", &EpochRecord::activation_memory_bytes},
+       {"skipped_steps", &EpochRecord::skipped_steps},
+       {"loss_scale", &EpochRecord::loss_scale}}};
   return layout;
 }
 

@@ -45,6 +45,9 @@ struct EpochRecord {
   // none of these: they read as 0.
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double activation_memory_bytes = 0;
+  // fp16's loss scaling: steps skipped for overflowing gradients, and the scale at the end
+  // of the epoch (0 without loss scaling). Files before runner 0.2.0 have neither.
+  double skipped_steps = 0, loss_scale = 0;
 };
 
 struct StepRecord {

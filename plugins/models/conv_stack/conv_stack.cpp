@@ -72,6 +72,10 @@ torch::Tensor ConvStack::forward(const torch::Tensor& inputs) {
 // 2 x the multiply-adds of the convs and the linear (see image_model.hpp for what is counted).
 double ConvStack::forward_flops_per_sample() const { return forward_flops_; }
 
+std::vector<std::shared_ptr<runner::Layer>> ConvStack::layers() {
+  return support::layers_of_stages(stages_);
+}
+
 void add_conv_stack_model(runner::PluginBuilder& plugin) {
   plugin.add_model("conv_stack", "1.1.0",
                    "a stack of same-shaped conv layers with an activation op, then a linear layer",

@@ -32,6 +32,8 @@ class ConvStack : public runner::Model {
   // (N, C, H, W) -> (N, num_classes) logits
   torch::Tensor forward(const torch::Tensor& inputs) override;
   double forward_flops_per_sample() const override;
+  // One per stage: each block (conv_stack: each conv layer), then the classifier.
+  std::vector<std::shared_ptr<runner::Layer>> layers() override;
 
  private:
   // A torch::nn::Sequential per layer holding its conv and activation (or the fused op),

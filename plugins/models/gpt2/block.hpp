@@ -1,6 +1,7 @@
 // One GPT-2 block, pre-LayerNorm: x + attn(ln_1(x)), then x + mlp(ln_2(x)).
 #pragma once
 
+#include <runner/layer.hpp>
 #include <runner/op.hpp>
 
 #include <torch/torch.h>
@@ -25,11 +26,11 @@ class Mlp : public torch::nn::Module {
   torch::nn::Dropout dropout_{nullptr};
 };
 
-class Block : public torch::nn::Module {
+class Block : public runner::Layer {
  public:
   Block(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation);
 
-  torch::Tensor forward(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, hidden)
+  torch::Tensor forward(const torch::Tensor& x) override;  // (B, T, hidden) -> (B, T, hidden)
 
  private:
   torch::nn::LayerNorm ln_1_{nullptr};

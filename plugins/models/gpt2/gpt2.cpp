@@ -6,6 +6,7 @@
 #include <string>
 
 #include "block.hpp"
+#include "ends.hpp"
 #include "init.hpp"
 
 namespace gpt2 {
@@ -57,25 +58,19 @@ Gpt2::Gpt2(const Gpt2Options& options, const runner::ModelContext& context)
   h_ = register_module("h", make_blocks(options, activation));
   ln_f_ =
       register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape_.hidden})));
+  layers_.push_back(std::make_shared<Embedding>(wte_, wpe_, drop_));
+  for (const auto& block : *h_) layers_.push_back(std::dynamic_pointer_cast<Block>(block));
+  layers_.push_back(std::make_shared<Head>(ln_f_, wte_));
 }
 
-torch::Tensor Gpt2::embed(const torch::Tensor& tokens) {
-  const int64_t steps = tokens.size(1);
-  RUNNER_CHECK(steps <= shape_.seq_len, "gpt2 got " + std::to_string(steps) +
-                                            " tokens per sequence, more than its seq_len " +
-                                            std::to_string(shape_.seq_len));
-  torch::Tensor positions = torch::arange(steps, tokens.options());         // (T)
-  return drop_->forward(wte_->forward(tokens) + wpe_->forward(positions));  // (B, T, hidden)
-}
+torch::Tensor Gpt2::embed(const torch::Tensor& tokens) { return layers_.front()->forward(tokens); }
 
-torch::Tensor Gpt2::head(const torch::Tensor& x) {
-  return F::linear(ln_f_->forward(x), wte_->weight);  // (B, T, vocab_size)
-}
+torch::Tensor Gpt2::head(const torch::Tensor& x) { return layers_.back()->forward(x); }
 
 torch::Tensor Gpt2::forward(const torch::Tensor& tokens) {
-  torch::Tensor x = embed(tokens);  // (B, T, hidden)
-  for (const auto& block : *h_) x = block->as<Block>()->forward(x);
-  return head(x);
+  torch::Tensor x = tokens;
+  for (const auto& layer : layers_) x = layer->forward(x);
+  return x;  // (B, T, vocab_size)
 }
 
 torch::Tensor Gpt2::loss(const torch::Tensor& logits, const torch::Tensor& targets) {

@@ -27,8 +27,10 @@ class Gpt2 : public runner::Model {
 
   double forward_flops_per_sample() const override;
 
-  // forward is head(blocks(embed(tokens))); a strategy that cuts the model into stages runs
-  // the pieces itself. Each block is a gpt2::Block, (B, T, hidden) -> (B, T, hidden).
+  // The embedding (gpt2::Embedding), each block (gpt2::Block), the head (gpt2::Head):
+  // forward is their fold. The head's weight is the embedding's (tied_parameters()).
+  std::vector<std::shared_ptr<runner::Layer>> layers() override { return layers_; }
+
   torch::Tensor embed(const torch::Tensor& tokens);  // (B, T) -> (B, T, hidden)
   torch::nn::ModuleList blocks() const { return h_; }
   torch::Tensor head(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, vocab_size)
@@ -41,6 +43,7 @@ class Gpt2 : public runner::Model {
   torch::nn::Dropout drop_{nullptr};
   torch::nn::ModuleList h_{nullptr};
   torch::nn::LayerNorm ln_f_{nullptr};
+  std::vector<std::shared_ptr<runner::Layer>> layers_;  // sharing the modules above
 };
 
 // Registers the model "gpt2", with its estimator.

@@ -63,6 +63,27 @@ torch::Tensor forward_stages(const torch::nn::ModuleList& stages, torch::Tensor 
   return x;
 }
 
+namespace {
+
+class StageLayer : public runner::Layer {
+ public:
+  explicit StageLayer(torch::nn::Sequential stage) : stage_(register_module("stage", stage)) {}
+  torch::Tensor forward(const torch::Tensor& x) override { return stage_->forward(x); }
+
+ private:
+  torch::nn::Sequential stage_;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<runner::Layer>> layers_of_stages(const torch::nn::ModuleList& stages) {
+  std::vector<std::shared_ptr<runner::Layer>> layers;
+  for (const std::shared_ptr<torch::nn::Module>& stage : *stages)
+    layers.push_back(std::make_shared<StageLayer>(torch::nn::Sequential(
+        std::dynamic_pointer_cast<torch::nn::SequentialImpl>(stage))));
+  return layers;
+}
+
 double conv_multiply_adds(const torch::nn::Conv2d& conv, int64_t output_height,
                           int64_t output_width) {
   return static_cast<double>(conv->weight.numel()) * static_cast<double>(output_height) *

@@ -57,6 +57,10 @@ TORCH_MODULE(Activation);
 // hold another: its templated forward does not fit torch::nn::AnyModule.)
 torch::Tensor forward_stages(const torch::nn::ModuleList& stages, torch::Tensor x);
 
+// A model's layers (runner::Model::layers()): one per stage of `stages`, each running that
+// torch::nn::Sequential, which the model keeps registered under its own name.
+std::vector<std::shared_ptr<runner::Layer>> layers_of_stages(const torch::nn::ModuleList& stages);
+
 // Multiply-adds of one sample: each weight of a conv is used once per output position, each
 // weight of a linear once. Biases, normalization, pooling and activations are not counted.
 double conv_multiply_adds(const torch::nn::Conv2d& conv, int64_t output_height,

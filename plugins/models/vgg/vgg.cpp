@@ -150,6 +150,10 @@ torch::Tensor Vgg::forward(const torch::Tensor& inputs) {
 // 2 x the multiply-adds of the convs and linears (see image_model.hpp for what is counted).
 double Vgg::forward_flops_per_sample() const { return forward_flops_; }
 
+std::vector<std::shared_ptr<runner::Layer>> Vgg::layers() {
+  return support::layers_of_stages(stages_);
+}
+
 void add_vgg_model(runner::PluginBuilder& plugin) {
   plugin.add_model("vgg", "1.0.0",
                    "VGG with BatchNorm: blocks of 3x3 convs and max-pools, then a classifier; "

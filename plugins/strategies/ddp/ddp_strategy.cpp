@@ -13,8 +13,8 @@ DdpOptions DdpOptions::from(const Options& options) {
 
 void DdpStrategy::setup(const StrategyContext& context) {
   model_ = context.model;
+  model_->to(context.device);
   communicator_ = context.communicator;
-  meter_ = context.meter;
   for (const auto& p : model_->parameters())
     if (p.requires_grad()) parameters_.push_back(p);
   for (const auto& b : model_->buffers()) buffers_.push_back(b);
@@ -23,6 +23,8 @@ void DdpStrategy::setup(const StrategyContext& context) {
   const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
   buckets_ = std::make_unique<GradientBuckets>(parameters_, bucket_bytes, communicator_,
                                                options_.overlap);
+  step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
+                                         context.meter);
 }
 
 // Replicas start identical: whatever each rank's initialization drew, rank 0's wins.
@@ -53,32 +55,26 @@ void DdpStrategy::average_buffers_after_step() {
   for (auto& b : floating) b.div_(communicator_->world_size());
 }
 
+// Micro-batches before the last accumulate locally; the last one's backward reduces the sum
+// in buckets, overlapped with that backward, as torch DDP under no_sync().
 StepResult DdpStrategy::train_step(const Batch& batch) {
-  for (auto& p : parameters_) p.mutable_grad().reset();
-  meter_->step_begins();
   sync_buffers_before_forward();
-  torch::Tensor outputs = model_->forward(batch.inputs);
-  torch::Tensor loss = model_->loss(outputs, batch.targets);
-  meter_->forward_ends();
-  buckets_->begin_backward();
-  loss.backward();
-  buckets_->finish_backward();
-  meter_->backward_ends();
-  optimizer_->step();
+  TrainingStep::Hooks hooks;
+  hooks.before_backward = [this](bool last) {
+    if (last) buckets_->begin_backward();
+  };
+  hooks.after_backward = [this](bool last) {
+    if (last) buckets_->finish_backward();
+  };
+  StepResult result = step_->accumulate(batch, hooks);
+  step_->apply(*optimizer_, result);
   average_buffers_after_step();
-  meter_->step_ends();
-  return {loss.detach(), outputs.detach()};
+  return result;
 }
 
-StepResult DdpStrategy::eval_step(const Batch& batch) {
-  c10::InferenceMode inference;
-  torch::Tensor outputs = model_->forward(batch.inputs);
-  return {model_->loss(outputs, batch.targets), outputs};
-}
+StepResult DdpStrategy::eval_step(const Batch& batch) { return step_->evaluate(batch); }
 
-void DdpStrategy::set_learning_rate(double lr) {
-  for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
-}
+void DdpStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
 
 // Training: DistributedSampler's shard (equal counts on every rank, so every rank takes the
 // same number of steps). Testing: each sample once, so the summed metrics are exact.

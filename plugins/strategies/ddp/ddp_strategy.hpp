@@ -1,10 +1,12 @@
 // Strategy `ddp`: distributed data parallel, as torch's DistributedDataParallel. Every rank
 // holds a replica (rank 0's parameters and buffers broadcast at setup), trains on its shard
 // of each epoch (DistributedSampler's), and averages gradients over the ranks in buckets that
-// are reduced during backward; each rank's optimizer then takes the same step.
+// are reduced during backward; each rank's optimizer then takes the same step. With
+// micro-batches only the last one's backward reduces, the gradients summed before it included.
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/training_step.hpp>
 
 #include "gradient_buckets.hpp"
 
@@ -38,11 +40,11 @@ class DdpStrategy : public Strategy {
   DdpOptions options_;
   std::shared_ptr<Model> model_;
   std::shared_ptr<Communicator> communicator_;
-  std::shared_ptr<StepMeter> meter_;
   std::vector<torch::Tensor> parameters_;
   std::vector<torch::Tensor> buffers_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradientBuckets> buckets_;
+  std::unique_ptr<TrainingStep> step_;
 };
 
 }  // namespace runner::strategies

@@ -50,13 +50,22 @@ void GradientBuckets::begin_backward() {
   for (auto& slot : slots_) slot.ready = false;
   for (auto& bucket : buckets_) bucket.ready = 0, bucket.reduction.reset();
   next_to_start_ = 0;
+  armed_ = true;
 }
 
 void GradientBuckets::gradient_ready(size_t parameter, const torch::Tensor& grad) {
+  if (!armed_) return;
   Slot& slot = slots_[parameter];
   // Autograd sums all uses of a parameter before its hook runs: one call per backward.
   RUNNER_CHECK(!slot.ready, "a parameter's gradient arrived twice in one backward");
-  view_in_bucket(parameter).copy_(grad);
+  // The hook sees this backward's gradient before it is added to .grad, which holds the
+  // earlier micro-batches' sum: the bucket takes both.
+  const torch::Tensor& earlier = parameters_[parameter].grad();
+  torch::Tensor slot_view = view_in_bucket(parameter);
+  if (earlier.defined())
+    torch::add_out(slot_view, earlier, grad);
+  else
+    slot_view.copy_(grad);
   slot.ready = true;
   ++buckets_[slot.bucket].ready;
   if (overlap_) start_ready_buckets();
@@ -78,11 +87,16 @@ void GradientBuckets::start(Bucket& bucket) {
 void GradientBuckets::finish_backward() {
   for (size_t k = 0; k < parameters_.size(); ++k)
     if (!slots_[k].ready) {
-      view_in_bucket(k).zero_();
+      const torch::Tensor& earlier = parameters_[k].grad();
+      if (earlier.defined())
+        view_in_bucket(k).copy_(earlier);
+      else
+        view_in_bucket(k).zero_();
       slots_[k].ready = true;
       ++buckets_[slots_[k].bucket].ready;
     }
   start_ready_buckets();
+  armed_ = false;
   for (auto& bucket : buckets_) bucket.reduction->wait();
   for (size_t k = 0; k < parameters_.size(); ++k) parameters_[k].mutable_grad() = view_in_bucket(k);
 }

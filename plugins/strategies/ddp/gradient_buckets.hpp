@@ -17,10 +17,12 @@ class GradientBuckets {
   GradientBuckets(std::vector<torch::Tensor> parameters, int64_t bucket_bytes,
                   std::shared_ptr<Communicator> communicator, bool overlap);
 
-  // Before backward: no bucket has a gradient yet.
+  // Before the backward that reduces: no bucket has a gradient yet. Outside
+  // begin_backward()..finish_backward() gradients only accumulate in .grad (micro-batches).
   void begin_backward();
-  // After backward: starts the buckets still waiting (a parameter backward did not reach
-  // contributes zeros), waits for all, and points each parameter's .grad into its bucket.
+  // After that backward: starts the buckets still waiting (a parameter that backward did not
+  // reach contributes what .grad holds, or zeros), waits for all, and points each parameter's
+  // .grad into its bucket.
   void finish_backward();
 
   size_t bucket_count() const { return buckets_.size(); }
@@ -52,6 +54,7 @@ class GradientBuckets {
   std::vector<Slot> slots_;
   std::vector<Bucket> buckets_;
   size_t next_to_start_ = 0;
+  bool armed_ = false;  // between begin_backward() and finish_backward()
 };
 
 }  // namespace runner::strategies

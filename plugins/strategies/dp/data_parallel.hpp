@@ -6,6 +6,7 @@
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/training_step.hpp>
 
 #include "replicas.hpp"
 
@@ -13,7 +14,7 @@ namespace runner::strategies {
 
 class DataParallel {
  public:
-  // context.model (the master) is on devices[0]; the batches will be too.
+  // context.model (the master) goes to devices[0]; the batches will be there too.
   DataParallel(std::vector<torch::Device> devices, const StrategyContext& context);
 
   StepResult train_step(const Batch& batch);
@@ -25,12 +26,12 @@ class DataParallel {
 
  private:
   // (N, ...) on devices[0] -> the replicas' outputs (N, ...) gathered on devices[0].
-  torch::Tensor forward(const torch::Tensor& inputs);
+  torch::Tensor forward(const torch::Tensor& inputs, bool checkpoint_layers);
 
   Replicas replicas_;
   std::vector<torch::Tensor> parameters_;  // the master's
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::shared_ptr<StepMeter> meter_;
+  TrainingStep step_;
 };
 
 }  // namespace runner::strategies

@@ -1,7 +1,9 @@
-// Strategy `single`: one process, one device; the plain forward, backward, step.
+// Strategy `single`: one process, one device; forward, backward and the optimizer's step, with
+// the [train] techniques of the strategy-support library.
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/training_step.hpp>
 
 namespace runner::strategies {
 
@@ -13,10 +15,8 @@ class SingleStrategy : public Strategy {
   void set_learning_rate(double lr) override;
 
  private:
-  std::shared_ptr<Model> model_;
-  std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::shared_ptr<StepMeter> meter_;
+  std::unique_ptr<TrainingStep> step_;
 };
 
 }  // namespace runner::strategies

@@ -44,8 +44,11 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(
       train_schema().names(),
       (std::vector<std::string>{"epochs", "batch_size", "test_batch_size", "device", "threads",
-                                "precision", "num_workers", "prefetch", "pin_memory", "log_every",
-                                "max_steps_per_epoch", "deterministic", "backend_conv"}));
+                                "precision", "micro_batches", "activation_checkpointing",
+                                "grad_clip_norm", "loss_scale", "loss_scale_growth_interval",
+                                "loss_scale_backoff", "num_workers", "prefetch", "pin_memory",
+                                "log_every", "max_steps_per_epoch", "deterministic",
+                                "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",
                                       "eps"}));

@@ -27,7 +27,7 @@ TEST(CpuMemory, CountsTensorsWhileTheyLive) {
 
 TEST(StepMeter, MeasuresPhasesAndTheMemoryHeldAfterForward) {
   HostStepMeter meter(torch::kCPU);
-  meter.step_begins();
+  meter.forward_begins();
   torch::Tensor saved = torch::ones({250000});  // 1 MB kept past the forward, as autograd does
   torch::Tensor temporary = torch::ones({500000});
   temporary.reset();  // 2 MB freed within the forward: not held
@@ -52,7 +52,7 @@ TEST(StepMeter, MeasuresPhasesAndTheMemoryHeldAfterForward) {
 TEST(StepMeter, KeepsTheLargestHeldMemoryOverSteps) {
   HostStepMeter meter(torch::kCPU);
   for (int64_t floats : {1000, 4000, 2000}) {
-    meter.step_begins();
+    meter.forward_begins();
     torch::Tensor saved = torch::ones({floats});
     meter.forward_ends();
     meter.backward_ends();

@@ -66,6 +66,12 @@ TEST(ConvStack, EachLayerIsAStageAndTheClassifierTheLast) {
   EXPECT_EQ(model.named_parameters().size(), 2u * 3 + 2);  // a weight and a bias per layer
 }
 
+TEST(ConvStack, LayersAreTheConvLayersAndTheClassifierAndFoldToForward) {
+  FakeOpLibrary ops;
+  ConvStack model(stack(3, 2), model_testing::context(ops, {1, 4, 4}));
+  EXPECT_EQ(model_testing::expect_layers_fold_to_forward(model, torch::randn({2, 1, 4, 4})), 4u);
+}
+
 TEST(ConvStack, ActivationIsTheOpOfThatName) {
   FakeOpLibrary ops;
   ConvStackOptions options = stack(3, 2);

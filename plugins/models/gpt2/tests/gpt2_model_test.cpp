@@ -160,6 +160,25 @@ TEST(Gpt2, ForwardChainsEmbedBlocksAndHead) {
   EXPECT_TRUE(torch::equal(model->head(x), model->forward(batch)));
 }
 
+TEST(Gpt2, LayersAreEmbeddingBlocksAndTiedHeadAndFoldToForward) {
+  FakeOpLibrary ops;
+  std::shared_ptr<Gpt2> model = tiny_model(ops);
+  const auto layers = model->layers();
+  ASSERT_EQ(layers.size(), 4u);  // embedding, 2 blocks, head
+  EXPECT_TRUE(layers[1].get() == model->blocks()[0].get());
+  torch::Tensor batch = tokens(2, 8);
+  torch::Tensor x = batch;
+  for (const auto& layer : layers) x = layer->forward(x);
+  EXPECT_TRUE(torch::equal(x, model->forward(batch)));
+  // Every parameter belongs to exactly one layer; the head reads the embedding's too.
+  int64_t owned = 0;
+  for (const auto& layer : layers) owned += static_cast<int64_t>(layer->parameters().size());
+  EXPECT_EQ(owned, static_cast<int64_t>(model->parameters().size()));
+  ASSERT_EQ(layers.back()->tied_parameters().size(), 1u);
+  EXPECT_TRUE(layers.back()->tied_parameters()[0].is_same(model->named_parameters()["wte.weight"]));
+  EXPECT_TRUE(layers.front()->tied_parameters().empty());
+}
+
 TEST(Gpt2, ActivationIsTheOpOfThatNameOncePerBlock) {
   FakeOpLibrary ops;
   std::shared_ptr<Gpt2> model = tiny_model(ops);

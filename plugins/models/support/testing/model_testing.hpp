@@ -2,6 +2,7 @@
 // context, the options the host would resolve, and the checks every model must pass.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <runner/errors.hpp>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
@@ -144,6 +145,23 @@ inline std::vector<std::string> parameters_without_gradient(runner::Model& model
     if (!grad.defined() || grad.abs().sum().item<double>() == 0.0) missing.push_back(p.key());
   }
   return missing;
+}
+
+// Folding forward over model.layers() gives model.forward (in eval mode, so dropout draws
+// nothing); the layers own every parameter once. Returns the number of layers.
+inline size_t expect_layers_fold_to_forward(runner::Model& model, const torch::Tensor& inputs) {
+  model.eval();
+  torch::NoGradGuard no_grad;
+  const auto layers = model.layers();
+  torch::Tensor x = inputs;
+  size_t owned = 0;
+  for (const auto& layer : layers) {
+    x = layer->forward(x);
+    owned += layer->parameters().size();
+  }
+  EXPECT_TRUE(torch::equal(x, model.forward(inputs)));
+  EXPECT_EQ(owned, model.parameters().size());
+  return layers.size();
 }
 
 }  // namespace model_testing

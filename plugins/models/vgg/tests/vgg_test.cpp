@@ -117,6 +117,13 @@ TEST(Vgg, ActivationRunsAfterEachConvAndTheHiddenLayer) {
   EXPECT_EQ(ops.relu->calls, 0);
 }
 
+TEST(Vgg, LayersAreTheBlocksAndTheClassifierAndFoldToForward) {
+  FakeOpLibrary ops;
+  Vgg model(small(), model_testing::context(ops, {3, 8, 8}));
+  EXPECT_EQ(model_testing::expect_layers_fold_to_forward(model, torch::randn({2, 3, 8, 8})),
+            small().blocks.size() + 1);
+}
+
 TEST(Vgg, GradientsReachEveryParameter) {
   FakeOpLibrary ops;
   Vgg model(small(), model_testing::context(ops, {3, 8, 8}));

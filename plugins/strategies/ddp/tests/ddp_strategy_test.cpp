@@ -26,7 +26,7 @@ struct RankRecord {
 };
 
 std::vector<RankRecord> train_on_ranks(DdpOptions options, bool batch_norm = false,
-                                       bool same_init = false) {
+                                       bool same_init = false, Techniques techniques = {}) {
   std::vector<RankRecord> records(kWorld);
   on_ranks(kWorld, [&](int rank, distributed::RankConnection& c) {
     // Different initializations unless asked: the broadcast must make them equal.
@@ -36,6 +36,7 @@ std::vector<RankRecord> train_on_ranks(DdpOptions options, bool batch_norm = fal
     context.model = model;
     context.make_optimizer = sgd(0.05);
     context.communicator = c.communicator;
+    context.techniques = techniques;
     ddp.setup(context);
     for (int step = 0; step < kSteps; ++step) {
       StepResult result = ddp.train_step(rows_of(batch_of(step), rank, kWorld));
@@ -55,8 +56,7 @@ TEST(Ddp, ParametersStayBitIdenticalAcrossRanksAfterEveryStep) {
   EXPECT_FALSE(torch::equal(records[0].parameters.front(), records[0].parameters.back()));
 }
 
-TEST(Ddp, FollowsOneProcessTrainingOnTheWholeBatch) {
-  auto records = train_on_ranks(DdpOptions{});
+void expect_one_process_training(const std::vector<RankRecord>& records) {
   auto model = seeded_model(7);  // rank 0's initialization, which the broadcast gave every rank
   auto optimizer = sgd(0.05)(model->parameters());
   for (int step = 0; step < kSteps; ++step) {
@@ -70,6 +70,24 @@ TEST(Ddp, FollowsOneProcessTrainingOnTheWholeBatch) {
     EXPECT_TRUE(torch::allclose(records[0].parameters[step], flat_parameters(*model), 1e-5, 1e-6))
         << "step " << step;
   }
+}
+
+TEST(Ddp, FollowsOneProcessTrainingOnTheWholeBatch) {
+  expect_one_process_training(train_on_ranks(DdpOptions{}));
+}
+
+// Each rank's rows in two micro-batches: the first backward only accumulates, the second
+// reduces the sum of both in the buckets.
+TEST(Ddp, TwoMicroBatchesFollowOneProcessTrainingOnTheWholeBatch) {
+  Techniques two;
+  two.micro_batches = 2;
+  auto records = train_on_ranks(DdpOptions{}, false, false, two);
+  expect_one_process_training(records);
+  for (int step = 0; step < kSteps; ++step)
+    EXPECT_TRUE(torch::equal(records[0].parameters[step], records[1].parameters[step]));
+  DdpOptions small;
+  small.bucket_mb = 0.0001;  // a bucket per parameter, reduced while backward goes on
+  expect_one_process_training(train_on_ranks(small, false, false, two));
 }
 
 TEST(Ddp, WithoutOverlapTheStepsAreTheSame) {

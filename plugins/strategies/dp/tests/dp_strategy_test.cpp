@@ -129,7 +129,7 @@ TEST(DpStrategy, OnCudaDevicesTenStepsMatchOneDevice) {
     torch::Tensor loss = reference->loss(reference->forward(batch.inputs), batch.targets);
     loss.backward();
     optimizer->step();
-    EXPECT_EQ(ours.outputs.device(), cuda0);
+    EXPECT_EQ(ours.predictions.device(), cuda0);
     EXPECT_LE(relative_difference(ours.loss, loss.detach()), 1e-5) << "step " << step;
   }
   auto ours = master->parameters(), theirs = reference->parameters();

@@ -46,7 +46,7 @@ TEST(SingleStrategy, EvalStepLeavesParametersAndBuildsNoGraph) {
   strategy.setup(context(model));
   StepResult result = strategy.eval_step({torch::tensor({1.0}), torch::tensor({0.0})});
   EXPECT_DOUBLE_EQ(result.loss.item<double>(), 4.0);
-  EXPECT_FALSE(result.outputs.requires_grad());
+  EXPECT_FALSE(result.loss.requires_grad());
   EXPECT_DOUBLE_EQ(model->w.item<double>(), 2.0);
 }
 

@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include <runner/strategies/micro_batches.hpp>
+
+namespace runner::strategies {
+namespace {
+
+Batch rows(int64_t n) {
+  return {torch::arange(n).unsqueeze(1), torch::arange(n)};  // (n, 1), (n)
+}
+
+TEST(MicroBatches, EqualPiecesOfConsecutiveRowsWeightedByTheirShare) {
+  auto micro = split_micro_batches(rows(8), 4);
+  ASSERT_EQ(micro.size(), 4u);
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_TRUE(torch::equal(micro[i].batch.targets, torch::arange(2 * i, 2 * i + 2)));
+    EXPECT_EQ(micro[i].batch.inputs.size(0), 2);
+    EXPECT_DOUBLE_EQ(micro[i].weight, 0.25);
+  }
+}
+
+TEST(MicroBatches, AShortBatchGivesTheFirstPiecesOneMoreRow) {
+  auto micro = split_micro_batches(rows(7), 3);  // 3 + 2 + 2
+  ASSERT_EQ(micro.size(), 3u);
+  EXPECT_EQ(micro[0].batch.targets.size(0), 3);
+  EXPECT_EQ(micro[2].batch.targets[0].item<int64_t>(), 5);
+  double total = 0;
+  for (const auto& m : micro) total += m.weight;
+  EXPECT_DOUBLE_EQ(total, 1.0);
+  EXPECT_DOUBLE_EQ(micro[0].weight, 3.0 / 7);
+}
+
+TEST(MicroBatches, FewerRowsThanPiecesGiveOneRowEachAndNoEmptyPiece) {
+  auto micro = split_micro_batches(rows(2), 4);
+  ASSERT_EQ(micro.size(), 2u);
+  EXPECT_DOUBLE_EQ(micro[1].weight, 0.5);
+}
+
+TEST(MicroBatches, OnePieceIsTheBatchItself) {
+  Batch batch = rows(5);
+  auto micro = split_micro_batches(batch, 1);
+  ASSERT_EQ(micro.size(), 1u);
+  EXPECT_TRUE(micro[0].batch.inputs.is_same(batch.inputs) ||
+              micro[0].batch.inputs.data_ptr() == batch.inputs.data_ptr());
+  EXPECT_DOUBLE_EQ(micro[0].weight, 1.0);
+}
+
+}  // namespace
+}  // namespace runner::strategies
