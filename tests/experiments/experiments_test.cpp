@@ -114,8 +114,11 @@ TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("1,557,611,200 parameters (from the model's options"), std::string::npos)
       << o.out;
-  // 16 bytes per parameter with AdamW: weights, gradients and two moments, in fp32.
-  EXPECT_NE(o.out.find(fmt_gib(16.0 * 1557611200)), std::string::npos) << o.out;
+  // The plan's rows: fp32 weights and gradients, 4 bytes per parameter each.
+  EXPECT_NE(o.out.find("# plan per rank:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(fmt_gib(4.0 * 1557611200) + "     " + fmt_gib(4.0 * 1557611200)),
+            std::string::npos)
+      << o.out;
 }
 
 std::vector<results::RunRecord> runs_of_brief(const std::string& file) {

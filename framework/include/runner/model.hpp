@@ -10,19 +10,40 @@
 #include "runner/dataset.hpp"
 #include "runner/layer.hpp"
 #include "runner/op.hpp"
+#include "runner/techniques.hpp"
 
 namespace runner {
 
 struct ModelContext {
   DatasetInfo data;
   const OpLibrary* ops = nullptr;
+  // The arithmetic of forward (train.precision), for an estimator sizing activations.
+  Precision precision = Precision::fp32;
+};
+
+// One layer of a model's estimate (see Model::layers()). Bytes per sample, at the precision
+// the estimate was asked for (ModelContext::precision).
+struct LayerEstimate {
+  int64_t parameters = 0;         // the parameters the layer owns
+  double held_bytes = 0;          // what its forward leaves held for backward, output included
+  double output_bytes = 0;        // its output alone: what a checkpointed next layer keeps
 };
 
 // What a model would be, worked out from its options without building it, so that
-// `runner --dry-run` can size a model too large to allocate here.
+// `runner --dry-run` can size a model too large to allocate here, and a strategy can plan
+// its memory.
 struct ModelEstimate {
   int64_t parameters = 0;
   double forward_flops_per_sample = 0;
+  // The layers in order; empty when the model lists none (or its estimator does not say).
+  std::vector<LayerEstimate> layers;
+  // Bytes per sample a whole forward leaves held, when `layers` is empty.
+  double held_bytes = 0;
+  // Bytes per sample the loss adds at the end of forward and the start of backward (a
+  // language model's log-probabilities and their gradient).
+  double loss_bytes = 0;
+  // Bytes of the model's buffers (BatchNorm statistics), not per sample.
+  double buffer_bytes = 0;
 };
 
 class Model : public torch::nn::Module {

@@ -21,6 +21,7 @@
 #include "runner/model.hpp"
 #include "runner/op.hpp"
 #include "runner/options.hpp"
+#include "runner/plan.hpp"
 #include "runner/strategy.hpp"
 #include "runner/version.hpp"
 
@@ -45,8 +46,11 @@ struct Component {
   OpFactory make_op;
   StrategyFactory make_strategy;
   // Optional, models only: sizes the model without allocating it. Without one, the host
-  // builds the model to count its parameters.
+  // builds the model to count its parameters and measure what its layers hold.
   ModelEstimator estimate_model;
+  // Optional, strategies only: lays the model's estimate out over the ranks. Without one, the
+  // host plans a whole replica per rank.
+  StrategyPlanner plan_strategy;
 };
 
 class PluginBuilder {
@@ -71,9 +75,10 @@ class PluginBuilder {
     components_.push_back(std::move(c));
   }
   void add_strategy(std::string name, std::string version, std::string description,
-                    Schema schema, StrategyFactory factory) {
+                    Schema schema, StrategyFactory factory, StrategyPlanner planner = {}) {
     Component c = make(Kind::strategy, name, version, description, schema);
     c.make_strategy = std::move(factory);
+    c.plan_strategy = std::move(planner);
     components_.push_back(std::move(c));
   }
   const std::vector<Component>& components() const { return components_; }

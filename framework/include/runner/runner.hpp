@@ -13,6 +13,7 @@
 #include "runner/model.hpp"
 #include "runner/op.hpp"
 #include "runner/options.hpp"
+#include "runner/plan.hpp"
 #include "runner/plugin.hpp"
 #include "runner/strategy.hpp"
 #include "runner/version.hpp"

@@ -13,12 +13,15 @@
 namespace runner::cli {
 namespace {
 
-// The run's memory, or why it cannot be estimated (its data is missing, say).
-std::string estimate_line(const config::RunConfig& run, const plugin_host::Registry& registry) {
+// The run's plan, or why it cannot be made (its data is missing, say).
+std::string plan_lines(const config::RunConfig& run, const plugin_host::Registry& registry) {
   try {
-    return "# estimate: " + engine::estimate_text(engine::estimate_run(run, registry));
+    const int world_size = engine::local_world_size(run, engine::ranks_of(run));
+    const engine::RunEstimate estimate = engine::estimate_run(run, registry, world_size);
+    return "# estimate: " + engine::estimate_text(estimate) + "\n# plan per rank:\n" +
+           engine::plan_table(estimate);
   } catch (const Error& e) {
-    return std::string("# estimate: unavailable: ") + e.what();
+    return std::string("# estimate: unavailable: ") + e.what() + "\n";
   }
 }
 
@@ -30,7 +33,7 @@ void print_dry_run(const config::Experiment& experiment, const plugin_host::Regi
     const auto& run = experiment.runs[i];
     std::cout << "\n# run " << i + 1 << "/" << experiment.runs.size() << " id " << run.id
               << (run.label.empty() ? "" : "  " + run.label) << "\n"
-              << run.resolved_toml << estimate_line(run, registry) << "\n";
+              << run.resolved_toml << plan_lines(run, registry);
   }
 }
 

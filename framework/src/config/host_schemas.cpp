@@ -53,6 +53,14 @@ const Schema& train_schema() {
            {"none", "layers"});
     s.number("grad_clip_norm", 0.0,
              "Clip gradients to this global L2 norm over all parameters; 0: no clipping", 0);
+    s.number("memory_budget", 0.0,
+             "GiB a rank may hold (the run plan's estimate); a run planned over it is refused "
+             "before it starts; 0: no budget (a CUDA device's memory still applies)",
+             0);
+    s.number("peak_tflops", 0.0,
+             "Peak TFLOP/s of one device at the run's precision, for MFU; 0: known GPUs by "
+             "name (H100 SXM bf16 989, A100 bf16 312), none for CPUs",
+             0);
     s.number("loss_scale", 65536.0, "fp16: the initial loss scale", 1);
     s.integer("loss_scale_growth_interval", 2000,
               "fp16: steps without overflow after which the loss scale doubles", 1);

@@ -10,6 +10,14 @@ namespace runner::engine {
 namespace {
 
 std::atomic<int64_t> bytes_in_use{0};
+std::atomic<int64_t> peak_bytes{0};
+
+void count_in(int64_t bytes) {
+  const int64_t now = bytes_in_use += bytes;
+  int64_t peak = peak_bytes.load();
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+  }
+}
 
 // Each counted block starts with this header, and the tensor's data follows it at the next
 // 64-byte boundary (the default allocator's alignment). Data and deleter context stay the same
@@ -43,7 +51,7 @@ class CountingAllocator final : public compat::CpuAllocator {
     c10::DeleterFnPtr inner_deleter = block.get_deleter();
     auto* header = static_cast<Header*>(block.release_context());
     *header = Header{static_cast<int64_t>(bytes), inner_deleter};
-    bytes_in_use += header->bytes;
+    count_in(header->bytes);
     void* data = reinterpret_cast<char*>(header) + kHeaderSpace;
     return {data, data, &release, device};
   }
@@ -66,5 +74,9 @@ void count_cpu_allocations() {
 }
 
 int64_t cpu_bytes_in_use() { return bytes_in_use.load(); }
+
+void reset_cpu_peak() { peak_bytes = bytes_in_use.load(); }
+
+int64_t cpu_peak_bytes() { return peak_bytes.load(); }
 
 }  // namespace runner::engine

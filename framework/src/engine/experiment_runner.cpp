@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "distributed/connect.hpp"
+#include "engine/estimate.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/local_launch.hpp"
 #include "engine/rank_run.hpp"
@@ -57,6 +58,26 @@ void check_batch_divides(const config::RunConfig& run, int world_size) {
                     "train.batch_size is the global batch: make it a multiple of the ranks");
 }
 
+// The run's plan against its budget, and checkpointing against a model without layers. A run
+// whose plan cannot be made (its data is missing, its model refuses its keys) fails on its
+// own when it starts, and the sweep goes on.
+void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size) {
+  std::optional<RunEstimate> estimate;
+  try {
+    estimate = estimate_run(run, c.registry, world_size);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (run.train.get_string("activation_checkpointing") == "layers" &&
+      estimate->model.layers.empty())
+    throw ConfigError(fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
+                                  "lists no layers{}",
+                                  run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
+                      "set train.activation_checkpointing = \"none\", or use a model that "
+                      "lists its layers (gpt2, vgg, conv_stack)");
+  check_plan_fits(run, *estimate);
+}
+
 // Every run's ranks are checked before the first one starts.
 void check_worlds(const SweepContext& c) {
   for (const auto& run : c.experiment.runs) {
@@ -65,11 +86,13 @@ void check_worlds(const SweepContext& c) {
       check_outside_world(run, ranks, c.launch.environment);
       check_batch_divides(run, c.launch.environment.world_size);
       check_techniques(run, c.launch.environment.world_size);
+      check_plan(c, run, c.launch.environment.world_size);
     } else {
       const int world_size = local_world_size(run, ranks);
       check_local_world(run, world_size);
       check_batch_divides(run, world_size);
       check_techniques(run, world_size);
+      check_plan(c, run, world_size);
     }
   }
 }

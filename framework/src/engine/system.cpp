@@ -12,6 +12,7 @@
 #include "runner/version.hpp"
 
 #if RUNNER_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
@@ -123,6 +124,21 @@ int64_t device_allocated_bytes(const torch::Device& device) {
 #endif
   (void)device;
   return 0;
+}
+
+std::optional<double> cuda_memory_bytes() {
+#if RUNNER_WITH_CUDA
+  if (torch::cuda::is_available())
+    return static_cast<double>(at::cuda::getDeviceProperties(0)->totalGlobalMem);
+#endif
+  return std::nullopt;
+}
+
+std::string cuda_device_name() {
+#if RUNNER_WITH_CUDA
+  if (torch::cuda::is_available()) return at::cuda::getDeviceProperties(0)->name;
+#endif
+  return "";
 }
 
 std::map<std::string, std::string> environment(const std::string& device, int threads,

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace runner::engine {
@@ -27,6 +28,10 @@ double peak_memory_bytes(const torch::Device& device);
 
 // Bytes the CUDA caching allocator has handed out now; 0 on other devices.
 int64_t device_allocated_bytes(const torch::Device& device);
+
+// The first CUDA device's memory and name; nullopt / "" without CUDA.
+std::optional<double> cuda_memory_bytes();
+std::string cuda_device_name();
 
 // runner and LibTorch versions, BLAS library, device, threads, host.
 std::map<std::string, std::string> environment(const std::string& device, int threads,

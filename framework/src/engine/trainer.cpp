@@ -9,9 +9,12 @@
 
 #include "data/augment.hpp"
 #include "engine/batch_loader.hpp"
+#include "engine/estimate.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/metrics.hpp"
+#include "engine/mfu.hpp"
 #include "engine/optimizers.hpp"
+#include "engine/rank_memory.hpp"
 #include "engine/sampler.hpp"
 #include "engine/step_meter.hpp"
 #include "engine/system.hpp"
@@ -46,6 +49,8 @@ struct Session {
   std::shared_ptr<Strategy> strategy;
   std::shared_ptr<HostStepMeter> meter;
   Techniques techniques;
+  std::unique_ptr<RankMemory> memory;
+  RunEstimate estimate;
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
   int64_t batch_size = 1;  // this rank's: train.batch_size / world_size
   std::unique_ptr<LearningRateSchedule> schedule;
@@ -54,6 +59,7 @@ struct Session {
   int64_t train_samples = 0;
   std::vector<double> last_per_class;  // of the latest test pass
   std::vector<double> peak_memory_per_rank;  // the largest of each rank over the epochs
+  std::vector<double> tensor_peak_per_rank;  // the same, of the tensors
   std::string step_components;         // the plugins a step runs, for error messages
 };
 
@@ -122,12 +128,18 @@ int64_t local_batch_size(int64_t batch_size, int world_size) {
   return batch_size / world_size;
 }
 
-// (world_size) each rank's peak memory.
-std::vector<double> peak_memory_per_rank(const Session& s) {
-  auto peaks = torch::zeros({s.ranks.world_size()}, torch::kFloat64);
-  peaks[s.ranks.rank()] = peak_memory_bytes(s.device);
-  auto all = sum_over_ranks(s, peaks).to(torch::kCPU).contiguous();
+// (world_size) each rank's `value`.
+std::vector<double> per_rank(const Session& s, double value) {
+  auto values = torch::zeros({s.ranks.world_size()}, torch::kFloat64);
+  values[s.ranks.rank()] = value;
+  auto all = sum_over_ranks(s, values).to(torch::kCPU).contiguous();
   return std::vector<double>(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
+}
+
+// Each element the larger of `kept`'s and `values`'.
+void keep_largest(std::vector<double>& kept, const std::vector<double>& values) {
+  kept.resize(values.size(), 0.0);
+  for (size_t r = 0; r < values.size(); ++r) kept[r] = std::max(kept[r], values[r]);
 }
 
 void check_finite(double loss, const Session& s, int64_t epoch) {
@@ -222,6 +234,16 @@ void set_up_loading(Session& s) {
   s.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
 }
 
+// The run's plan, recorded beside the measured peak. A model whose measuring forward fails
+// gets none: its first step reports the error where the run would meet it anyway.
+RunEstimate plan_or_none(const Session& s, const plugin_host::Registry& registry) {
+  try {
+    return estimate_run(s.run, registry, s.ranks.world_size(), *s.dataset);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 void build(Session& s, const plugin_host::Registry& registry) {
   const Options& train = s.run.train;
   s.seed = s.run.experiment.get_int("seed");
@@ -233,14 +255,17 @@ void build(Session& s, const plugin_host::Registry& registry) {
   at::globalContext().setUserEnabledCuDNN(vendor_conv);
   torch::manual_seed(static_cast<uint64_t>(s.seed));
   s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
+  s.memory = std::make_unique<RankMemory>(s.device);
   s.info = s.dataset->info();
   set_up_loading(s);
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
+  s.techniques = techniques_of(train);
   auto make_model = [&s, &registry] {
-    return registry.make_model(s.run.model, ModelContext{s.info, s.ops.get()});
+    return registry.make_model(s.run.model,
+                               ModelContext{s.info, s.ops.get(), s.techniques.precision});
   };
   s.model = make_model();  // on the CPU: the strategy places it
-  s.techniques = techniques_of(train);
+  s.estimate = plan_or_none(s, registry);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
@@ -263,7 +288,7 @@ void build(Session& s, const plugin_host::Registry& registry) {
 }
 
 results::EpochRecord run_epoch(Session& s, int64_t epoch) {
-  reset_peak_memory(s.device);
+  s.memory->epoch_begins();
   const auto start = Clock::now();
   s.model->train();
   TrainPass train = train_epoch(s, epoch);
@@ -286,11 +311,10 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   record.data_wait_s = train.data_wait_s + test_wait_s;
   record.compute_s = record.duration_s - record.data_wait_s;
   record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
-  const std::vector<double> peaks = peak_memory_per_rank(s);
+  const std::vector<double> peaks = per_rank(s, s.memory->process_peak());
   record.peak_memory_bytes = *std::max_element(peaks.begin(), peaks.end());
-  s.peak_memory_per_rank.resize(peaks.size(), 0.0);
-  for (size_t r = 0; r < peaks.size(); ++r)
-    s.peak_memory_per_rank[r] = std::max(s.peak_memory_per_rank[r], peaks[r]);
+  keep_largest(s.peak_memory_per_rank, peaks);
+  keep_largest(s.tensor_peak_per_rank, per_rank(s, s.memory->tensor_peak()));
   const PhaseTotals phases = s.meter->take();
   record.forward_s = phases.forward_s;
   record.backward_s = phases.backward_s;
@@ -317,10 +341,18 @@ results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& 
   summary.class_names = s.info.class_names;
   summary.per_class_accuracy = std::move(per_class);
   summary.peak_memory_per_rank_bytes = s.peak_memory_per_rank;
+  summary.tensor_peak_per_rank_bytes = s.tensor_peak_per_rank;
+  for (const auto& rank : s.estimate.plan.ranks)
+    summary.estimated_memory_per_rank_bytes.push_back(rank.total());
   summary.parameters = s.model->parameter_count();
-  summary.flops_per_sample = 3.0 * s.model->forward_flops_per_sample();
+  summary.flops_per_sample =
+      training_flops_per_sample(s.model->forward_flops_per_sample(), s.techniques.checkpoint_layers);
   summary.tflops = summary.flops_per_sample * static_cast<double>(s.train_samples) /
                    std::max(1e-9, s.train_compute_s) / 1e12;
+  const double peak = peak_tflops(s.run.train.get_double("peak_tflops"),
+                                  s.device.is_cuda() ? cuda_device_name() : "",
+                                  s.techniques.precision);
+  summary.mfu = model_flops_utilisation(summary.tflops, peak, s.ranks.world_size());
   return summary;
 }
 

@@ -125,6 +125,16 @@ std::shared_ptr<Strategy> Registry::make_strategy(const config::ComponentConfig&
   return call_factory(r, [&] { return r.component->make_strategy(config.options); });
 }
 
+std::optional<RunPlan> Registry::plan_strategy(const config::ComponentConfig& config,
+                                              const PlanInput& input) const {
+  const Registered& r = get(Kind::strategy, config.name);
+  if (!r.component->plan_strategy) return std::nullopt;
+  auto plan = call_factory(r, [&] {
+    return std::make_shared<RunPlan>(r.component->plan_strategy(config.options, input));
+  });
+  return *plan;
+}
+
 std::shared_ptr<Op> Registry::make_op(const std::string& name, const Options& options) const {
   const Registered& r = get(Kind::op, name);
   return call_factory(r, [&] { return r.component->make_op(options); });

@@ -43,6 +43,9 @@ class Registry : public config::SchemaSource {
   std::optional<ModelEstimate> estimate_model(const config::ComponentConfig& config,
                                               const ModelContext& context) const;
   std::shared_ptr<Strategy> make_strategy(const config::ComponentConfig& config) const;
+  // The strategy's own plan; nullopt when it has no planner.
+  std::optional<RunPlan> plan_strategy(const config::ComponentConfig& config,
+                                       const PlanInput& input) const;
   std::shared_ptr<Op> make_op(const std::string& name, const Options& options) const;
 
  private:

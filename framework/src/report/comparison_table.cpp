@@ -157,12 +157,50 @@ std::string peak_memory_cell(const RunRecord& run, bool per_rank) {
   return peak > 0 ? format_mebibytes(peak) : "";
 }
 
+bool has_plan(const RunRecord& run) {
+  return run.summary && !run.summary->estimated_memory_per_rank_bytes.empty();
+}
+
+bool any_plan(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(), has_plan);
+}
+
+bool any_mfu(const std::vector<RunRecord>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunRecord& run) { return run.summary && run.summary->mfu > 0; });
+}
+
+// Each rank's value ("75.1 MiB / 74.9 MiB") when per_rank, else the largest.
+std::string per_rank_cell(const std::vector<double>& bytes, bool per_rank) {
+  if (bytes.empty()) return "";
+  if (!per_rank || bytes.size() == 1)
+    return format_mebibytes(*std::max_element(bytes.begin(), bytes.end()));
+  std::string cell;
+  for (double b : bytes) cell += (cell.empty() ? "" : " / ") + format_mebibytes(b);
+  return cell;
+}
+
+// The run plan's peak beside the tensors' measured one, and the achieved throughput.
+void add_plan_cells(const RunRecord& run, bool per_rank, bool with_mfu,
+                    std::vector<std::string>& row) {
+  if (!has_plan(run)) {
+    row.insert(row.end(), with_mfu ? 4 : 3, "");
+    return;
+  }
+  row.push_back(per_rank_cell(run.summary->estimated_memory_per_rank_bytes, per_rank));
+  row.push_back(per_rank_cell(run.summary->tensor_peak_per_rank_bytes, per_rank));
+  row.push_back(fmt::format("{:.3f}", run.summary->tflops));
+  if (with_mfu) row.push_back(fmt::format("{:.1f}%", 100 * run.summary->mfu));
+}
+
 struct Layout {
   std::vector<std::string> keys;
   bool with_perplexity = false;
   bool with_note = false;
   bool with_phases = false;
   bool with_ranks = false;  // some run had several ranks: their count, and peaks per rank
+  bool with_plan = false;   // estimated and measured tensor memory, TFLOPS
+  bool with_mfu = false;
 };
 
 std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
@@ -179,6 +217,7 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
   if (layout.with_phases) add_phase_cells(run, row);
   if (layout.with_ranks) row.push_back(std::to_string(world_size_of(run)));
   row.push_back(peak_memory_cell(run, layout.with_ranks));
+  if (layout.with_plan) add_plan_cells(run, layout.with_ranks, layout.with_mfu, row);
   const std::optional<double> accuracy = test_accuracy(run);
   row.push_back(accuracy ? format_percent(*accuracy) : "");
   if (layout.with_perplexity) row.push_back(test_perplexity(run));
@@ -190,7 +229,8 @@ std::vector<std::string> row_of(const RunRecord& run, const Layout& layout) {
 
 Table comparison_table(const std::vector<RunRecord>& runs) {
   const Layout layout{swept_keys(runs), any_language_model(runs), any_note(runs),
-                      any_phases(runs), any_ranks(runs)};
+                      any_phases(runs), any_ranks(runs), any_plan(runs),
+                      any_plan(runs) && any_mfu(runs)};
   Table table;
   table.columns.emplace_back("run");
   table.columns.insert(table.columns.end(), layout.keys.begin(), layout.keys.end());
@@ -201,6 +241,9 @@ Table comparison_table(const std::vector<RunRecord>& runs) {
       table.columns.emplace_back(column);
   if (layout.with_ranks) table.columns.emplace_back("ranks");
   table.columns.emplace_back(layout.with_ranks ? "peak mem per rank" : "peak mem");
+  if (layout.with_plan)
+    for (const char* column : {"est mem", "tensor peak", "TFLOPS"}) table.columns.emplace_back(column);
+  if (layout.with_mfu) table.columns.emplace_back("MFU");
   table.columns.emplace_back("test acc");
   if (layout.with_perplexity) table.columns.emplace_back("test ppl");
   if (layout.with_note) table.columns.emplace_back("note");

@@ -66,11 +66,16 @@ struct Summary {
   double final_test_accuracy = 0;
   std::vector<std::string> class_names;
   std::vector<double> per_class_accuracy;
-  std::vector<double> peak_memory_per_rank_bytes;
+  std::vector<double> peak_memory_per_rank_bytes;  // the process's (RSS on the CPU)
+  // The run plan's peak of each rank, and each rank's measured tensor peak (the counting
+  // allocator's on the CPU, beyond what the rank held before building its model; the caching
+  // allocator's on CUDA): side by side. Empty in files before runner 0.2.0.
+  std::vector<double> estimated_memory_per_rank_bytes;
+  std::vector<double> tensor_peak_per_rank_bytes;
   int64_t parameters = 0;
   double flops_per_sample = 0;
   double tflops = 0;
-  double mfu = 0;  // 0 when the device's peak is unknown
+  double mfu = 0;  // 0 when the device's peak is unknown (a CPU without train.peak_tflops)
 };
 
 // Writes one run. Every call leaves the file flushed and readable.

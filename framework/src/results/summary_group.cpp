@@ -43,6 +43,9 @@ void write_summary_group(hid_t run_group, const Summary& summary) {
   write_string_list(group.get(), schema::kClassNames, summary.class_names);
   write_double_list(group.get(), schema::kPerClassAccuracy, summary.per_class_accuracy);
   write_double_list(group.get(), schema::kPeakMemoryPerRank, summary.peak_memory_per_rank_bytes);
+  write_double_list(group.get(), schema::kEstimatedMemoryPerRank,
+                    summary.estimated_memory_per_rank_bytes);
+  write_double_list(group.get(), schema::kTensorPeakPerRank, summary.tensor_peak_per_rank_bytes);
 }
 
 std::optional<Summary> read_summary_group(hid_t run_group) {
@@ -59,6 +62,12 @@ std::optional<Summary> read_summary_group(hid_t run_group) {
   summary.class_names = read_string_list(group.get(), schema::kClassNames);
   summary.per_class_accuracy = read_double_list(group.get(), schema::kPerClassAccuracy);
   summary.peak_memory_per_rank_bytes = read_double_list(group.get(), schema::kPeakMemoryPerRank);
+  // Files before runner 0.2.0 have no plan.
+  if (has_member(group.get(), schema::kEstimatedMemoryPerRank)) {
+    summary.estimated_memory_per_rank_bytes =
+        read_double_list(group.get(), schema::kEstimatedMemoryPerRank);
+    summary.tensor_peak_per_rank_bytes = read_double_list(group.get(), schema::kTensorPeakPerRank);
+  }
   return summary;
 }
 

@@ -7,6 +7,7 @@
 
 #include "block.hpp"
 #include "ends.hpp"
+#include "memory.hpp"
 #include "init.hpp"
 
 namespace gpt2 {
@@ -90,7 +91,12 @@ void add_gpt2_model(runner::PluginBuilder& plugin) {
         return std::make_shared<Gpt2>(Gpt2Options::from(options), context);
       },
       [](const runner::Options& options, const runner::ModelContext& context) {
-        return estimate(Gpt2Options::from(options), context.data);
+        const Gpt2Options parsed = Gpt2Options::from(options);
+        runner::ModelEstimate sizes = estimate(parsed, context.data);
+        const int64_t tokens = context.data.sample_shape[0];
+        sizes.layers = layer_estimates(parsed, tokens, context.precision);
+        sizes.loss_bytes = loss_bytes(parsed.shape, tokens);
+        return sizes;
       });
 }
 

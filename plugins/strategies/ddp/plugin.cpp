@@ -1,4 +1,6 @@
 // Registers strategy `ddp`.
+#include <runner/strategies/replica_plan.hpp>
+
 #include "ddp_strategy.hpp"
 
 namespace {
@@ -23,14 +25,23 @@ runner::Schema ddp_schema() {
   return schema;
 }
 
+// Every rank a whole replica, and buckets as large as all the gradients (fp32).
+runner::RunPlan plan_ddp(const runner::Options&, const runner::PlanInput& input) {
+  const double buckets = 4.0 * static_cast<double>(input.model.parameters);
+  return runner::strategies::replicated_plan(input, input.world_size, input.world_size, buckets,
+                                             "a whole replica per rank, gradient buckets");
+}
+
 }  // namespace
 
 RUNNER_PLUGIN(plugin) {
   plugin.add_strategy("ddp", "1.0.0",
                       "distributed data parallel: one process per rank, gradients averaged in "
                       "buckets during backward",
-                      ddp_schema(), [](const runner::Options& options) {
+                      ddp_schema(),
+                      [](const runner::Options& options) {
                         return std::make_shared<runner::strategies::DdpStrategy>(
                             runner::strategies::DdpOptions::from(options));
-                      });
+                      },
+                      plan_ddp);
 }

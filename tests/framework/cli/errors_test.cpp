@@ -92,5 +92,28 @@ TEST(CliErrors, ASweepWithAFailedRunIsExitSix) {
   EXPECT_TRUE(contains(o.out, "failed")) << o.out;
 }
 
+// Refused by the run plan before any run starts: nothing is trained, no results file appears.
+Output refused_before_training(const std::string& name, const std::string& train_keys) {
+  std::string dir = scratch_dir(name);
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5", train_keys));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  expect_short_error(o);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5")) << "a run started";
+  return o;
+}
+
+TEST(CliErrors, CheckpointingAModelWithoutLayersIsRefusedBeforeAnyRunStarts) {
+  Output o = refused_before_training("no_layers", "activation_checkpointing = \"layers\"\n");
+  EXPECT_TRUE(contains(o.err, "train.activation_checkpointing")) << o.err;
+  EXPECT_TRUE(contains(o.err, "model 'linear_probe' lists no layers")) << o.err;
+}
+
+TEST(CliErrors, APlanOverTheMemoryBudgetIsRefusedBeforeAnyRunStarts) {
+  // The probe's 20 parameters and a test batch of 1000 hold a few kB: over a budget of 1 byte.
+  Output o = refused_before_training("budget", "memory_budget = 1e-9\n");
+  EXPECT_TRUE(contains(o.err, "over train.memory_budget")) << o.err;
+}
+
 }  // namespace
 }  // namespace runner::testing

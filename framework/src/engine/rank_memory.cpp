@@ -1,0 +1,25 @@
+#include "engine/rank_memory.hpp"
+
+#include "engine/cpu_memory.hpp"
+#include "engine/system.hpp"
+
+namespace runner::engine {
+
+RankMemory::RankMemory(torch::Device device) : device_(device) {
+  count_cpu_allocations();
+  baseline_ = cpu_bytes_in_use();
+}
+
+void RankMemory::epoch_begins() {
+  reset_peak_memory(device_);
+  reset_cpu_peak();
+}
+
+double RankMemory::process_peak() const { return peak_memory_bytes(device_); }
+
+double RankMemory::tensor_peak() const {
+  if (device_.is_cuda()) return peak_memory_bytes(device_);
+  return static_cast<double>(cpu_peak_bytes() - baseline_);
+}
+
+}  // namespace runner::engine

@@ -1,0 +1,72 @@
+#include "runner/strategies/replica_plan.hpp"
+
+#include <algorithm>
+
+namespace runner::strategies {
+namespace {
+
+constexpr double kFp32 = 4, kHalf = 2;
+
+// Bytes per sample at a training step's peak. Kept activations: every layer's, and the loss's
+// twice (what it keeps, and the gradient backward starts from). Checkpointed layers keep their
+// inputs (the previous layers' outputs); the peak is the end of forward (every output, the
+// loss twice) or the recomputation of a layer i in backward (the outputs before it, what i
+// holds, and the gradient of its output), whichever is larger.
+double per_sample_train(const ModelEstimate& model, bool checkpoint) {
+  const double loss = 2 * model.loss_bytes;
+  if (model.layers.empty()) return model.held_bytes + loss;
+  double held = 0, outputs = 0, recompute = 0;
+  for (const auto& layer : model.layers) {
+    held += layer.held_bytes;
+    recompute = std::max(recompute, outputs + layer.held_bytes + layer.output_bytes);
+    outputs += layer.output_bytes;
+  }
+  return checkpoint ? std::max(outputs + loss, recompute) : held + loss;
+}
+
+}  // namespace
+
+int64_t micro_batch_size(const PlanInput& input, int data_parallel_degree) {
+  const int64_t per_rank = input.batch_size / std::max(1, data_parallel_degree);
+  return std::max<int64_t>(1, per_rank / std::max<int64_t>(1, input.techniques.micro_batches));
+}
+
+double activation_bytes(const PlanInput& input, int64_t samples) {
+  const ModelEstimate& m = input.model;
+  const double per_sample = per_sample_train(m, input.techniques.checkpoint_layers);
+  const double casts =
+      input.techniques.precision == Precision::fp32 ? 0 : kHalf * static_cast<double>(m.parameters);
+  const double outputs = m.layers.empty() ? m.held_bytes : m.layers.back().output_bytes;
+  const double test = (outputs + 2 * m.loss_bytes) * static_cast<double>(input.test_batch_size);
+  return std::max(per_sample * static_cast<double>(samples) + casts, test);
+}
+
+MemoryPlan replica_memory(const PlanInput& input, int64_t samples) {
+  const auto parameters = static_cast<double>(input.model.parameters);
+  double largest_layer = 0;  // unknown without layers
+  for (const auto& layer : input.model.layers)
+    largest_layer = std::max(largest_layer, static_cast<double>(layer.parameters));
+  MemoryPlan plan;
+  plan.parameters = kFp32 * parameters;
+  plan.gradients = kFp32 * parameters;
+  const int states = input.optimizer_states_per_parameter;
+  // The optimizer's step makes temporaries as large as a parameter (Adam's denominator).
+  plan.optimizer_state = kFp32 * (parameters * states + (states > 0 ? largest_layer : 0));
+  plan.activations = activation_bytes(input, samples);
+  plan.buffers = input.model.buffer_bytes;
+  return plan;
+}
+
+RunPlan replicated_plan(const PlanInput& input, int data_parallel_degree, int ranks,
+                        double buffers_per_rank, std::string notes) {
+  RunPlan plan;
+  plan.data_parallel_degree = data_parallel_degree;
+  plan.micro_batch_size = micro_batch_size(input, data_parallel_degree);
+  MemoryPlan rank = replica_memory(input, plan.micro_batch_size);
+  rank.buffers += buffers_per_rank;
+  plan.ranks.assign(static_cast<size_t>(std::max(1, ranks)), rank);
+  plan.notes = std::move(notes);
+  return plan;
+}
+
+}  // namespace runner::strategies
