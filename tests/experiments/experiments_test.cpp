@@ -178,13 +178,44 @@ TEST(Experiments, DpVsDdpSkipsDpWithFewerThanTwoGpus) {
   EXPECT_EQ(runs[1].status, results::Status::completed) << runs[1].error;
 }
 
+TEST(Experiments, Gpt2TechniquesPlansEightRuns) {
+  const Output o = run_runner("--dry-run " + kExperiments + "gpt2_techniques.toml");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  size_t plans = 0;
+  for (size_t at = o.out.find("# plan per rank:"); at != std::string::npos;
+       at = o.out.find("# plan per rank:", at + 1))
+    ++plans;
+  EXPECT_EQ(plans, 8u) << o.out;
+  EXPECT_NE(o.out.find("124,439,808 parameters"), std::string::npos) << o.out;
+}
+
+// The same sweep on a tiny GPT-2: every run trains, and the table sets the plan beside the
+// measured peak.
+TEST(Experiments, Gpt2TechniquesTableShowsPlannedAndMeasuredMemory) {
+  const std::string dir = scratch_dir("techniques_" + std::to_string(getpid()));
+  const Output o = run_runner(kExperiments + "gpt2_techniques.toml --set model.preset=tiny" +
+                              " --set dataset.seq_len=64 --set dataset.vocab_size=512" +
+                              " --set experiment.results=" + dir + "/r.h5");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* column : {"est mem", "tensor peak", "TFLOPS", "train.micro_batches"})
+    EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 8u);
+  for (const auto& run : runs) {
+    ASSERT_EQ(run.status, results::Status::completed) << run.error;
+    EXPECT_GT(run.summary->tensor_peak_per_rank_bytes.at(0), 0);
+    EXPECT_GT(run.summary->estimated_memory_per_rank_bytes.at(0), 0);
+  }
+}
+
 TEST(Experiments, EveryFileIsCovered) {
   const std::vector<std::string> covered{
       "quickstart.toml",      "mnist_lenet.toml",      "mnist_lenet_augmented.toml",
       "mnist_num_workers_sweep.toml", "conv_depth.toml", "cifar_lenet.toml",
       "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml",
       "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml", "mnist_ddp.toml",
-      "ddp_nccl_vs_gloo.toml", "batch_size_sweep.toml", "dp_vs_ddp.toml"};
+      "ddp_nccl_vs_gloo.toml", "batch_size_sweep.toml", "dp_vs_ddp.toml",
+      "gpt2_techniques.toml"};
   for (const auto& entry : fs::directory_iterator(kExperiments)) {
     const std::string name = entry.path().filename().string();
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())

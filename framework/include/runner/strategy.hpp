@@ -65,8 +65,16 @@ class Strategy {
   virtual StepResult eval_step(const Batch& batch) = 0;
   virtual void set_learning_rate(double lr) = 0;
 
+  // Ranks among which each batch is divided: each takes train.batch_size / this. The other
+  // ranks share a batch (a pipeline's stages, a tensor-parallel group). Default: every rank.
+  virtual int data_parallel_degree(int world_size) const { return world_size; }
+  // Whether this rank's steps give the loss and predictions (a pipeline's last stage, one rank
+  // of a tensor-parallel group). The host counts metrics of reporting ranks only, so ranks
+  // that share a batch do not count it twice.
+  virtual bool reports_metrics() const { return true; }
+
   // The samples of a split's epoch (a permutation, (N) int64) that this rank takes. The
-  // engine cuts the result into batches of train.batch_size / world_size.
+  // engine cuts the result into batches of train.batch_size / data_parallel_degree().
   virtual torch::Tensor shard_samples(const torch::Tensor& order, Split split) const {
     (void)split;
     return order;

@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   } catch (const runner::Error& e) {
     return report_error(e);
   } catch (const std::exception& e) {
-    std::cerr << "runner: error: " << runner::plugin_host::one_line(e) << '\n';
+    std::cerr << "runner: error: " << runner::one_line(e) << '\n';
     return static_cast<int>(runner::ErrorClass::runtime);
   }
 }

@@ -11,7 +11,7 @@
 
 #include "distributed/peer_failure.hpp"
 #include "distributed/rank_health.hpp"
-#include "plugin_host/call_plugin.hpp"
+#include "common/one_line.hpp"
 #include "runner/communicator.hpp"
 
 namespace runner::distributed {
@@ -86,7 +86,7 @@ class C10dCommunicator final : public Communicator {
     try {
       return start();
     } catch (const std::exception& e) {
-      throw PeerFailure(health_->diagnose(what, plugin_host::one_line(e)));
+      throw PeerFailure(health_->diagnose(what, one_line(e)));
     }
   }
 
@@ -94,7 +94,7 @@ class C10dCommunicator final : public Communicator {
     try {
       work->wait(timeout_);
     } catch (const std::exception& e) {
-      throw PeerFailure(health_->diagnose(what, plugin_host::one_line(e)));
+      throw PeerFailure(health_->diagnose(what, one_line(e)));
     }
   }
 

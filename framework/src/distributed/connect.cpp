@@ -1,6 +1,6 @@
 #include "distributed/connect.hpp"
 
-#include "plugin_host/call_plugin.hpp"
+#include "common/one_line.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {
@@ -33,7 +33,7 @@ RankConnection connect_ranks(const ConnectSpec& spec) {
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw RunError(rendezvous_failure(spec, *health, plugin_host::one_line(e)));
+    throw RunError(rendezvous_failure(spec, *health, one_line(e)));
   }
 }
 

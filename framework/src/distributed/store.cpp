@@ -3,7 +3,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "plugin_host/call_plugin.hpp"
+#include "common/one_line.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {
@@ -33,7 +33,7 @@ c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
     bound = store->getPort();
     return store;
   } catch (const std::exception& e) {
-    const std::string why = plugin_host::one_line(e);
+    const std::string why = one_line(e);
     if (why.find("ddress already in use") != std::string::npos)
       throw RunError("the rendezvous port " + std::to_string(address.port) + " is in use",
                      "set MASTER_PORT to a free port, or leave it unset for a local launch");
@@ -48,7 +48,7 @@ c10::intrusive_ptr<c10d::Store> connect_store(const StoreAddress& address,
     return c10::make_intrusive<c10d::TCPStore>(address.host, options_of(address, false, timeout));
   } catch (const std::exception& e) {
     throw RunError("cannot reach the rendezvous store at " + address_text(address) + " within " +
-                       std::to_string(timeout.count() / 1000) + " s: " + plugin_host::one_line(e),
+                       std::to_string(timeout.count() / 1000) + " s: " + one_line(e),
                    "check MASTER_ADDR and MASTER_PORT, and that rank 0 is running");
   }
 }

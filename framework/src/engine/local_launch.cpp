@@ -145,7 +145,7 @@ int run_launched_rank(const SweepContext& c) {
     print_error(c.errors, prefix, e.what(), e.hint());
     return e.exit_code();
   } catch (const std::exception& e) {
-    const std::string message = plugin_host::one_line(e);
+    const std::string message = one_line(e);
     writer->set_status(results::Status::failed, message);
     print_error(c.errors, prefix, message, "");
     return static_cast<int>(ErrorClass::runtime);

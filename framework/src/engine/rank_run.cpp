@@ -41,7 +41,7 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
     connection.health->report_peer_failure(e.what());
     throw;
   } catch (const std::exception& e) {
-    connection.health->report_failure(plugin_host::one_line(e));
+    connection.health->report_failure(one_line(e));
     throw;
   }
 }

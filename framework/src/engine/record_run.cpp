@@ -56,7 +56,7 @@ RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool 
     print_error(c.errors, rank_prefix, e.what(), e.hint());
     return {RunOutcome::Kind::failed, e.exit_code()};
   } catch (const std::exception& e) {
-    const std::string message = plugin_host::one_line(e);
+    const std::string message = one_line(e);
     writer->set_status(results::Status::failed, message);
     print_error(c.errors, rank_prefix, message, "");
     return {RunOutcome::Kind::failed, static_cast<int>(ErrorClass::runtime)};

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "common/one_line.hpp"
 #include "plugin_host/registry.hpp"
 
 namespace runner::plugin_host {
@@ -23,9 +24,6 @@ std::shared_ptr<T> tie_to_library(std::shared_ptr<T> object, std::shared_ptr<Lib
 }
 
 std::string describe(const Registered& registered);
-
-// The first line of an exception's message; LibTorch's errors without their backtrace.
-std::string one_line(const std::exception& e);
 
 // Calls `make()` (a plugin factory); runner errors keep their class with the component named,
 // anything else is a PluginError.

@@ -33,12 +33,6 @@ std::string describe(const Registered& registered) {
          "' (" + registered.library->path() + ")";
 }
 
-std::string one_line(const std::exception& e) {
-  const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
-  std::string text = torch_error ? torch_error->what_without_backtrace() : e.what();
-  return text.substr(0, text.find('\n'));
-}
-
 void Registry::load_directories(const std::vector<std::string>& folders) {
   std::set<std::string> seen;
   for (const auto& f : folders_) seen.insert(f);

@@ -7,7 +7,7 @@
 
 #include "distributed/connect.hpp"
 #include "distributed/peer_failure.hpp"
-#include "in_process_ranks.hpp"
+#include <runner_testing/in_process_ranks.hpp>
 
 namespace runner::testing {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "../ddp_strategy.hpp"
-#include "../../../../tests/framework/distributed/in_process_ranks.hpp"
+#include <runner_testing/in_process_ranks.hpp>
 #include "tiny_model.hpp"
 
 namespace runner::testing {

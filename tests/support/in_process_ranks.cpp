@@ -1,4 +1,4 @@
-#include "in_process_ranks.hpp"
+#include <runner_testing/in_process_ranks.hpp>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 

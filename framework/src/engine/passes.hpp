@@ -1,0 +1,27 @@
+// The passes of an epoch over a split: the training steps (with their losses averaged over
+// the reporting ranks at each log point) and the test steps, their batches made by loader
+// threads.
+#pragma once
+
+#include <vector>
+
+#include "engine/session.hpp"
+
+namespace runner::engine {
+
+struct TrainPass {
+  PassMetrics metrics;
+  std::vector<results::StepRecord> steps;
+  double data_wait_s = 0, compute_s = 0;
+  int64_t skipped_steps = 0;
+  double loss_scale = 0;
+};
+
+TrainPass train_epoch(Session& s, int64_t epoch);
+// This rank's sums; data_wait_s grows by the time spent waiting for batches.
+PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s);
+
+// RunError when `loss` is not finite.
+void check_finite(double loss, const Session& s, int64_t epoch);
+
+}  // namespace runner::engine
