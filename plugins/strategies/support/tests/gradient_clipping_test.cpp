@@ -4,14 +4,12 @@
 
 #include <cmath>
 
+#include "with_gradient.hpp"
+
 namespace runner::strategies {
 namespace {
 
-torch::Tensor with_gradient(torch::Tensor grad) {
-  torch::Tensor p = torch::zeros_like(grad).requires_grad_(true);
-  p.mutable_grad() = std::move(grad);
-  return p;
-}
+using testing::with_gradient;
 
 double global_norm(const std::vector<torch::Tensor>& params) {
   double squares = 0;

@@ -4,15 +4,12 @@
 
 #include <limits>
 
+#include "with_gradient.hpp"
+
 namespace runner::strategies {
 namespace {
 
-// A parameter whose gradient is `grad`.
-torch::Tensor with_gradient(torch::Tensor grad) {
-  torch::Tensor p = torch::zeros_like(grad).requires_grad_(true);
-  p.mutable_grad() = std::move(grad);
-  return p;
-}
+using testing::with_gradient;
 
 LossScaling settings(int64_t growth_interval) {
   LossScaling s;
