@@ -7,17 +7,21 @@ run's planned peak over its measured one.
 import csv
 import sys
 
-UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "KiB": 1024.0, "MiB": 1024.0**2, "GiB": 1024.0**3,
+UNITS = {"s": 1.0, "ms": 1e-3, "m": 60.0, "h": 3600.0, "KiB": 1024.0, "MiB": 1024.0**2, "GiB": 1024.0**3,
          "B": 1.0}
 
 
 def number(cell):
-    """'12.3 s' -> 12.3; '512.0 MiB' -> bytes; '' -> None."""
+    """'12.3 s' -> 12.3; '2 m 01 s' -> 121; '512.0 MiB' -> bytes; '0.095' -> 0.095; '' -> None."""
     parts = cell.split()
     if not parts:
         return None
-    value = float(parts[0].rstrip("%"))
-    return value * UNITS.get(parts[1], 1.0) if len(parts) > 1 else value
+    if len(parts) == 1:
+        return float(parts[0].rstrip("%"))
+    total = 0.0
+    for value, unit in zip(parts[0::2], parts[1::2]):
+        total += float(value) * UNITS[unit]
+    return total
 
 
 def main(path):

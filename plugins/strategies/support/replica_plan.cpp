@@ -9,19 +9,21 @@ constexpr double kFp32 = 4, kHalf = 2;
 
 // Bytes per sample at a training step's peak. Kept activations: every layer's, and the loss's
 // twice (what it keeps, and the gradient backward starts from). Checkpointed layers keep their
-// inputs (the previous layers' outputs); the peak is the end of forward (every output, the
-// loss twice) or the recomputation of a layer i in backward (the outputs before it, what i
-// holds, and the gradient of its output), whichever is larger.
+// inputs (the previous layers' outputs); the peak is the end of forward (every output and the
+// loss), the start of backward (the last output gone, the loss twice) or the recomputation of
+// a layer i (the outputs before it, what i holds, the gradient of its output), the largest.
 double per_sample_train(const ModelEstimate& model, bool checkpoint) {
-  const double loss = 2 * model.loss_bytes;
-  if (model.layers.empty()) return model.held_bytes + loss;
+  const double loss = model.loss_bytes;
+  if (model.layers.empty()) return model.held_bytes + 2 * loss;
   double held = 0, outputs = 0, recompute = 0;
   for (const auto& layer : model.layers) {
     held += layer.held_bytes;
     recompute = std::max(recompute, outputs + layer.held_bytes + layer.output_bytes);
     outputs += layer.output_bytes;
   }
-  return checkpoint ? std::max(outputs + loss, recompute) : held + loss;
+  if (!checkpoint) return held + 2 * loss;
+  const double last_output = model.layers.back().output_bytes;
+  return std::max({outputs + loss, outputs - last_output + 2 * loss, recompute});
 }
 
 }  // namespace
