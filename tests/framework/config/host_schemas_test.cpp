@@ -45,8 +45,9 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
       train_schema().names(),
       (std::vector<std::string>{"epochs", "batch_size", "test_batch_size", "device", "threads",
                                 "precision", "micro_batches", "activation_checkpointing",
-                                "grad_clip_norm", "memory_budget", "peak_tflops", "loss_scale", "loss_scale_growth_interval",
-                                "loss_scale_backoff", "num_workers", "prefetch", "pin_memory",
+                                "grad_clip_norm", "memory_budget", "peak_tflops", "loss_scale",
+                                "loss_scale_growth_interval", "loss_scale_backoff",
+                                "num_workers", "prefetch", "pin_memory",
                                 "log_every", "max_steps_per_epoch", "deterministic",
                                 "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
