@@ -24,16 +24,36 @@ std::shared_ptr<gloo::transport::Device> gloo_device(bool loopback) {
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
+                                         std::shared_ptr<RankHealth> health,
+                                         c10::intrusive_ptr<c10d::Store> store, int rank,
+                                         int size) {
+  auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);
+  options->devices = {gloo_device(spec.loopback)};
+  using Gloo = C10dCommunicator<c10d::ProcessGroupGloo>;
+  Gloo::Setup setup;
+  setup.group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+  setup.health = health;
+  setup.traits = {"gloo", false, false};
+  setup.rank = rank;
+  setup.world_size = size;
+  setup.timeout = spec.timeout;
+  setup.store = store;
+  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
+    return gloo_group(spec, health, std::move(sub), r, n);
+  };
+  return std::make_shared<Gloo>(std::move(setup));
+}
+
+}  // namespace
+
 bool gloo_built() { return true; }
 
 std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec& spec,
                                                      std::shared_ptr<RankHealth> health) {
-  auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);
-  options->devices = {gloo_device(spec.loopback)};
-  auto group =
-      c10::make_intrusive<c10d::ProcessGroupGloo>(spec.store, spec.rank, spec.world_size, options);
-  return std::make_shared<C10dCommunicator<c10d::ProcessGroupGloo>>(
-      group, std::move(health), "gloo", spec.rank, spec.world_size, spec.timeout);
+  return gloo_group(spec, std::move(health), spec.store, spec.rank, spec.world_size);
 }
 
 }  // namespace runner::distributed

@@ -6,17 +6,38 @@
 
 namespace runner::distributed {
 
+namespace {
+
+std::shared_ptr<Communicator> nccl_group(const ConnectSpec& spec,
+                                         std::shared_ptr<RankHealth> health,
+                                         c10::intrusive_ptr<c10d::Store> store, int rank,
+                                         int size) {
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = spec.timeout;
+  using Nccl = C10dCommunicator<c10d::ProcessGroupNCCL>;
+  Nccl::Setup setup;
+  auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
+  setup.group = group;
+  setup.health = health;
+  setup.traits = {"nccl", true, true};
+  setup.rank = rank;
+  setup.world_size = size;
+  setup.timeout = spec.timeout;
+  setup.store = store;
+  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
+    return nccl_group(spec, health, std::move(sub), r, n);
+  };
+  setup.close = [group] { group->shutdown(); };
+  return std::make_shared<Nccl>(std::move(setup));
+}
+
+}  // namespace
+
 bool nccl_built() { return true; }
 
 std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec& spec,
                                                      std::shared_ptr<RankHealth> health) {
-  auto options = c10d::ProcessGroupNCCL::Options::create();
-  options->timeout = spec.timeout;
-  auto group =
-      c10::make_intrusive<c10d::ProcessGroupNCCL>(spec.store, spec.rank, spec.world_size, options);
-  return std::make_shared<C10dCommunicator<c10d::ProcessGroupNCCL>>(
-      group, std::move(health), "nccl", spec.rank, spec.world_size, spec.timeout,
-      [group] { group->shutdown(); });
+  return nccl_group(spec, std::move(health), spec.store, spec.rank, spec.world_size);
 }
 
 }  // namespace runner::distributed
