@@ -83,8 +83,12 @@ void check_distinct_runs(const std::vector<RunConfig>& runs, const SweepSpec& sw
 RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point,
                  const SchemaSource& schemas) {
   RunConfig run = resolve_run(sections_at(raw, point), raw.file, schemas);
-  for (const auto& axis : raw.sweep.axes)
-    run.sweep_point.emplace_back(axis.key, value_in(run, axis.key));
+  for (size_t i = 0; i < point.size(); ++i) {
+    const SweepAxis& axis = raw.sweep.axes[i];
+    run.sweep_point.emplace_back(axis.key, is_section_axis(axis)
+                                               ? Value(section_value_text(axis.values[point[i]]))
+                                               : value_in(run, axis.key));
+  }
   run.label = label_of(run.sweep_point);
   return run;
 }

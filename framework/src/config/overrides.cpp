@@ -4,6 +4,7 @@
 
 #include "config/error_text.hpp"
 #include "config/sections.hpp"
+#include "config/sweep.hpp"
 
 namespace runner::config {
 namespace {
@@ -53,7 +54,7 @@ RawValue override_value(const std::string& text, const std::string& where) {
 
 void check_not_swept(const DottedKey& key, const SweepSpec& sweep, const std::string& where) {
   for (const auto& axis : sweep.axes)
-    if (axis.key == key.text())
+    if (axis.key == key.text() || (axis.key == key.section && section_axis_sets(axis, key.key)))
       fail(where, "conflicts with [sweep] " + axis.key + " at " + axis.where,
            "drop the --set, or change the sweep list in the file");
 }

@@ -1,6 +1,7 @@
 #include "config/sweep.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include "config/error_text.hpp"
 #include "config/sections.hpp"
@@ -24,7 +25,23 @@ bool is_experiment_wide(const std::string& dotted) {
          dotted == "experiment.plugin_path";
 }
 
+// "strategy" = [{name = "ddp"}, {name = "zero", stage = 2}]: each table's keys over the
+// section's own, so that runs of different plugins compare in one sweep.
+void check_section_axis(const SweepAxis& axis) {
+  if (axis.key == "experiment")
+    fail(axis.where, "[sweep] experiment cannot be swept whole",
+         "sweep its keys: \"experiment.seed\" = [0, 1]");
+  for (const auto& value : axis.values)
+    if (!value.node->is_table())
+      fail(axis.where,
+           "[sweep] " + axis.key + " sweeps the section whole: its values must be tables, not " +
+               describe_node(*value.node),
+           "write \"" + axis.key + "\" = [{name = \"a\"}, {name = \"b\", key = 1}], or sweep "
+           "one key: \"" + axis.key + ".name\" = [\"a\", \"b\"]");
+}
+
 void check_axis_key(const SweepAxis& axis) {
+  if (is_section_axis(axis)) return check_section_axis(axis);
   if (is_augment_key(axis.key))
     fail(axis.where, "[sweep] " + axis.key + ": augmentation lists cannot be swept",
          "write one experiment file per list of [[dataset.augment]] tables");
@@ -146,10 +163,49 @@ std::vector<std::vector<size_t>> sweep_points(const SweepSpec& sweep) {
   return sweep.zip ? zip_points(sweep) : product_points(sweep);
 }
 
+bool is_section_axis(const SweepAxis& axis) {
+  return axis.key.find('.') == std::string::npos && is_settings_section(axis.key);
+}
+
+bool section_axis_sets(const SweepAxis& axis, const std::string& key) {
+  if (!is_section_axis(axis)) return false;
+  for (const auto& value : axis.values)
+    if (const auto* table = value.node->as_table(); table && table->contains(key)) return true;
+  return false;
+}
+
+std::string section_value_text(const RawValue& value) {
+  const toml::table& table = *value.node->as_table();
+  auto text_of = [](const toml::node& node) {
+    if (const auto* s = node.as_string()) return s->get();
+    std::ostringstream out;
+    node.visit([&out](const auto& n) { out << n; });
+    return out.str();
+  };
+  std::string name, rest;
+  for (const auto& [key, node] : table) {
+    if (key.str() == "name")
+      name = text_of(node);
+    else
+      rest += (rest.empty() ? "" : ", ") + std::string(key.str()) + "=" + text_of(node);
+  }
+  if (name.empty()) return rest;
+  return rest.empty() ? name : name + "(" + rest + ")";
+}
+
 RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point) {
   RawSections sections = raw.sections;
   for (size_t i = 0; i < point.size(); ++i) {
     const SweepAxis& axis = raw.sweep.axes[i];
+    if (is_section_axis(axis)) {
+      const RawValue& value = axis.values[point[i]];
+      RawSection& section = sections[axis.key];
+      if (section.where.empty()) section.where = file_start(raw.file);
+      for (const auto& [key, node] : *value.node->as_table())
+        section.values[std::string(key.str())] =
+            RawValue{std::shared_ptr<const toml::node>(value.node, &node), value.where, false};
+      continue;
+    }
     DottedKey key = *split_dotted_key(axis.key);
     RawSection& section = sections[key.section];
     if (section.where.empty()) section.where = file_start(raw.file);

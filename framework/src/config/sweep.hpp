@@ -1,4 +1,4 @@
-// [sweep]: dotted keys to lists of values; the runs are their product (first key slowest) or,
+// [sweep]: dotted keys (or whole sections) to lists of values; the runs are their product (first key slowest) or,
 // with mode = "zip", the lists read side by side.
 #pragma once
 
@@ -14,6 +14,14 @@ namespace runner::config {
 // ("train.batch_size" = [32, 64]) or in sub-tables ([sweep.train] batch_size = [32, 64]).
 SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
                      const std::string& file);
+
+// A whole section swept ("strategy" = [{name = "ddp"}, {name = "zero", stage = 2}]): each
+// value is a table whose keys go over the section's own.
+bool is_section_axis(const SweepAxis& axis);
+// Whether some table of a section axis sets `key` (a key of that section).
+bool section_axis_sets(const SweepAxis& axis, const std::string& key);
+// A swept table as a run's label shows it: zero(stage=2).
+std::string section_value_text(const RawValue& value);
 
 // One entry per run: the index into each axis's values. One empty point without a sweep.
 std::vector<std::vector<size_t>> sweep_points(const SweepSpec& sweep);

@@ -22,4 +22,9 @@ double RankMemory::tensor_peak() const {
   return static_cast<double>(cpu_peak_bytes() - baseline_);
 }
 
+double RankMemory::tensors_in_use() const {
+  if (device_.is_cuda()) return static_cast<double>(device_allocated_bytes(device_));
+  return static_cast<double>(cpu_bytes_in_use() - baseline_);
+}
+
 }  // namespace runner::engine

@@ -19,6 +19,8 @@ class RankMemory {
   // This epoch's peaks, bytes.
   double process_peak() const;
   double tensor_peak() const;
+  // Tensor bytes in use now beyond the baseline: between steps, the model state.
+  double tensors_in_use() const;
 
  private:
   torch::Device device_;

@@ -88,6 +88,8 @@ void build_session(Session& s, const plugin_host::Registry& registry) {
                                ModelContext{s.info, s.ops.get(), s.techniques.precision});
   };
   s.model = make_model();  // on the CPU: the strategy places it
+  s.parameters = s.model->parameter_count();
+  s.forward_flops_per_sample = s.model->forward_flops_per_sample();
   s.estimate = plan_or_none(s, registry);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +

@@ -45,6 +45,9 @@ struct Session {
   bool pin_memory = false;
   std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
   std::shared_ptr<Model> model;
+  // The model's, counted before the strategy may shard its parameters away.
+  int64_t parameters = 0;
+  double forward_flops_per_sample = 0;
   std::shared_ptr<Strategy> strategy;
   std::shared_ptr<HostStepMeter> meter;
   Techniques techniques;
@@ -61,6 +64,7 @@ struct Session {
   std::vector<double> last_per_class;  // of the latest test pass
   std::vector<double> peak_memory_per_rank;  // the largest of each rank over the epochs
   std::vector<double> tensor_peak_per_rank;  // the same, of the tensors
+  std::vector<double> state_memory_per_rank;  // tensors held after the latest training pass
   std::string step_components;         // the plugins a step runs, for error messages
 };
 

@@ -31,6 +31,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   const auto start = Clock::now();
   s.model->train();
   TrainPass train = train_epoch(s, epoch);
+  s.state_memory_per_rank = per_rank(s, s.memory->tensors_in_use());
   sum_over_ranks(s, train.metrics);
   const double train_s = seconds_since(start);
   s.model->eval();
@@ -81,11 +82,12 @@ results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& 
   summary.per_class_accuracy = std::move(per_class);
   summary.peak_memory_per_rank_bytes = s.peak_memory_per_rank;
   summary.tensor_peak_per_rank_bytes = s.tensor_peak_per_rank;
+  summary.state_memory_per_rank_bytes = s.state_memory_per_rank;
   for (const auto& rank : s.estimate.plan.ranks)
     summary.estimated_memory_per_rank_bytes.push_back(rank.total());
-  summary.parameters = s.model->parameter_count();
+  summary.parameters = s.parameters;
   summary.flops_per_sample =
-      training_flops_per_sample(s.model->forward_flops_per_sample(), s.techniques.checkpoint_layers);
+      training_flops_per_sample(s.forward_flops_per_sample, s.techniques.checkpoint_layers);
   summary.tflops = summary.flops_per_sample * static_cast<double>(s.train_samples) /
                    std::max(1e-9, s.train_compute_s) / 1e12;
   const double peak = peak_tflops(s.run.train.get_double("peak_tflops"),
@@ -103,7 +105,7 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
   Session s{run, console, writer, ranks};
   build_session(s, registry);
   console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch",
-                           run.model.name, s.device.str(), s.model->parameter_count(), s.threads,
+                           run.model.name, s.device.str(), s.parameters, s.threads,
                            s.steps_per_epoch));
   std::vector<results::EpochRecord> epochs;
   const auto start = Clock::now();

@@ -180,15 +180,17 @@ std::string per_rank_cell(const std::vector<double>& bytes, bool per_rank) {
   return cell;
 }
 
-// The run plan's peak beside the tensors' measured one, and the achieved throughput.
+// The run plan's peak beside the tensors' measured one, what stays held between steps (the
+// model state), and the achieved throughput.
 void add_plan_cells(const RunRecord& run, bool per_rank, bool with_mfu,
                     std::vector<std::string>& row) {
   if (!has_plan(run)) {
-    row.insert(row.end(), with_mfu ? 4 : 3, "");
+    row.insert(row.end(), with_mfu ? 5 : 4, "");
     return;
   }
   row.push_back(per_rank_cell(run.summary->estimated_memory_per_rank_bytes, per_rank));
   row.push_back(per_rank_cell(run.summary->tensor_peak_per_rank_bytes, per_rank));
+  row.push_back(per_rank_cell(run.summary->state_memory_per_rank_bytes, per_rank));
   row.push_back(fmt::format("{:.3f}", run.summary->tflops));
   if (with_mfu) row.push_back(fmt::format("{:.1f}%", 100 * run.summary->mfu));
 }
@@ -242,7 +244,8 @@ Table comparison_table(const std::vector<RunRecord>& runs) {
   if (layout.with_ranks) table.columns.emplace_back("ranks");
   table.columns.emplace_back(layout.with_ranks ? "peak mem per rank" : "peak mem");
   if (layout.with_plan)
-    for (const char* column : {"est mem", "tensor peak", "TFLOPS"}) table.columns.emplace_back(column);
+    for (const char* column : {"est mem", "tensor peak", "state mem", "TFLOPS"})
+      table.columns.emplace_back(column);
   if (layout.with_mfu) table.columns.emplace_back("MFU");
   table.columns.emplace_back("test acc");
   if (layout.with_perplexity) table.columns.emplace_back("test ppl");

@@ -72,6 +72,9 @@ struct Summary {
   // allocator's on CUDA): side by side. Empty in files before runner 0.2.0.
   std::vector<double> estimated_memory_per_rank_bytes;
   std::vector<double> tensor_peak_per_rank_bytes;
+  // Tensor bytes each rank still held after its last training step (the same counters): the
+  // model state, what the strategy keeps between steps. Empty in files before runner 0.3.0.
+  std::vector<double> state_memory_per_rank_bytes;
   int64_t parameters = 0;
   double flops_per_sample = 0;
   double tflops = 0;

@@ -32,6 +32,7 @@ inline constexpr const char* kPerClassAccuracy = "per_class_accuracy";
 inline constexpr const char* kPeakMemoryPerRank = "peak_memory_per_rank_bytes";
 inline constexpr const char* kEstimatedMemoryPerRank = "estimated_memory_per_rank_bytes";
 inline constexpr const char* kTensorPeakPerRank = "tensor_peak_per_rank_bytes";
+inline constexpr const char* kStateMemoryPerRank = "state_memory_per_rank_bytes";
 
 // Elements stored together in a series: a few epochs per run, many steps.
 inline constexpr size_t kEpochChunk = 64;

@@ -46,6 +46,7 @@ void write_summary_group(hid_t run_group, const Summary& summary) {
   write_double_list(group.get(), schema::kEstimatedMemoryPerRank,
                     summary.estimated_memory_per_rank_bytes);
   write_double_list(group.get(), schema::kTensorPeakPerRank, summary.tensor_peak_per_rank_bytes);
+  write_double_list(group.get(), schema::kStateMemoryPerRank, summary.state_memory_per_rank_bytes);
 }
 
 std::optional<Summary> read_summary_group(hid_t run_group) {
@@ -68,6 +69,8 @@ std::optional<Summary> read_summary_group(hid_t run_group) {
         read_double_list(group.get(), schema::kEstimatedMemoryPerRank);
     summary.tensor_peak_per_rank_bytes = read_double_list(group.get(), schema::kTensorPeakPerRank);
   }
+  if (has_member(group.get(), schema::kStateMemoryPerRank))  // runner 0.3.0 on
+    summary.state_memory_per_rank_bytes = read_double_list(group.get(), schema::kStateMemoryPerRank);
   return summary;
 }
 

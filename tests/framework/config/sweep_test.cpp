@@ -132,6 +132,45 @@ TEST(ConfigSweep, ASweptSectionAbsentFromTheFileStartsEmpty) {
   EXPECT_TRUE(Contains(e.what(), "exp.toml:1:1: missing required key strategy.stages"));
 }
 
+// Strategies whose keys differ, in one sweep: each table's keys over the section's own.
+TEST(ConfigSweep, ASectionSweptWholeTakesEachTablesKeysOverItsOwn) {
+  const Experiment e = parse(kMinimal +
+                             "[strategy]\nname = \"ddp\"\n"
+                             "[sweep]\nstrategy = [{name = \"single\"},"
+                             " {name = \"pipeline\", stages = 2}, {backend = \"gloo\"}]\n"
+                             "\"train.epochs\" = [1, 2]\n");
+  ASSERT_EQ(e.runs.size(), 6u);
+  EXPECT_EQ(e.swept_keys.front(), "strategy");
+  EXPECT_EQ(labels(e)[0], "strategy=single train.epochs=1");
+  EXPECT_EQ(labels(e)[2], "strategy=pipeline(stages=2) train.epochs=1");
+  EXPECT_EQ(labels(e)[4], "strategy=backend=gloo train.epochs=1");
+  EXPECT_EQ(e.runs[2].strategy.name, "pipeline");
+  EXPECT_EQ(e.runs[2].strategy.options.get_int("stages"), 2);
+  EXPECT_EQ(e.runs[4].strategy.name, "ddp");
+  EXPECT_EQ(e.runs[4].strategy.options.get_string("backend"), "gloo");
+  EXPECT_EQ(std::get<std::string>(e.runs[2].sweep_point[0].second), "pipeline(stages=2)");
+}
+
+TEST(ConfigSweep, ASectionSweptWholeTakesTablesAndValidatesEachRun) {
+  ConfigError not_tables = parse_error(kMinimal + "[sweep]\nstrategy = [\"ddp\"]\n");
+  EXPECT_TRUE(Contains(not_tables.what(),
+                       "exp.toml:7:1: [sweep] strategy sweeps the section whole: its values "
+                       "must be tables"))
+      << not_tables.what();
+  ConfigError foreign_key =
+      parse_error(kMinimal + "[sweep]\nstrategy = [{name = \"ddp\", stages = 2}]\n");
+  EXPECT_TRUE(Contains(foreign_key.what(), "unknown key strategy.stages")) << foreign_key.what();
+  ConfigError whole_experiment = parse_error(kMinimal + "[sweep]\nexperiment = [{seed = 1}]\n");
+  EXPECT_TRUE(Contains(whole_experiment.what(), "[sweep] experiment cannot be swept whole"));
+}
+
+TEST(ConfigSweep, ASetOfAKeyThatASweptTableSetsConflicts) {
+  const std::string file = kMinimal + "[sweep]\nstrategy = [{name = \"pipeline\", stages = 2}]\n";
+  ConfigError e = parse_error(file, {"strategy.stages=3"});
+  EXPECT_TRUE(Contains(e.what(), "--set strategy.stages=3: conflicts with [sweep] strategy"))
+      << e.what();
+}
+
 TEST(ConfigSweep, OpsAndListValuesCanBeSwept) {
   const Experiment e = parse(kMinimal +
                              "[sweep]\n\"ops.gelu.approximate\" = [\"none\", \"tanh\"]\n"

@@ -73,6 +73,10 @@ TEST(ResultsFile, RoundTripsEveryField) {
   EXPECT_EQ(run.summary->class_names, expected.class_names);
   EXPECT_EQ(run.summary->per_class_accuracy, expected.per_class_accuracy);
   EXPECT_EQ(run.summary->peak_memory_per_rank_bytes, expected.peak_memory_per_rank_bytes);
+  EXPECT_EQ(run.summary->estimated_memory_per_rank_bytes,
+            expected.estimated_memory_per_rank_bytes);
+  EXPECT_EQ(run.summary->tensor_peak_per_rank_bytes, expected.tensor_peak_per_rank_bytes);
+  EXPECT_EQ(run.summary->state_memory_per_rank_bytes, expected.state_memory_per_rank_bytes);
   EXPECT_EQ(run.summary->parameters, expected.parameters);
   EXPECT_EQ(run.summary->flops_per_sample, expected.flops_per_sample);
   EXPECT_EQ(run.summary->tflops, expected.tflops);

@@ -64,6 +64,9 @@ Summary sample_summary() {
   summary.class_names = {"zero", "one", "Übergröße"};
   summary.per_class_accuracy = {0.9, 0.95, 0.875};
   summary.peak_memory_per_rank_bytes = {1.5e8, 1.25e8};
+  summary.estimated_memory_per_rank_bytes = {9.5e7, 9.25e7};
+  summary.tensor_peak_per_rank_bytes = {9e7, 8.75e7};
+  summary.state_memory_per_rank_bytes = {4.5e7, 4.25e7};
   summary.parameters = 109386;
   summary.flops_per_sample = 6.5e5;
   summary.tflops = 0.012;

@@ -5,7 +5,7 @@
 #include <runner/strategies/checkpoint.hpp>
 #include <runner/strategies/training_step.hpp>
 
-#include "layered_model.hpp"
+#include <runner_testing/layered_model.hpp>
 
 namespace runner::strategies {
 namespace {

@@ -1,4 +1,4 @@
-// The model of the support library's tests: three dense layers with dropout, the last one
+// A model for the strategies' tests: three dense layers with dropout, the last one
 // reading the first one's weight too (tied, as a language model's head), so checkpointing
 // must route a gradient to a parameter another layer owns.
 #pragma once

@@ -1,0 +1,151 @@
+#include "sharded_unit.hpp"
+
+#include <runner/errors.hpp>
+
+namespace runner::strategies {
+namespace {
+
+// Gathered buffers must be ordinary tensors also when a test pass asks for the parameters
+// under inference mode: the next training step's graph saves them.
+struct OrdinaryTensors {
+  c10::InferenceMode not_inference{false};
+  torch::NoGradGuard no_grad;
+};
+
+}  // namespace
+
+ShardedUnit::ShardedUnit(std::vector<torch::Tensor> parameters,
+                         std::shared_ptr<Communicator> communicator, ZeroStage stage)
+    : parameters_(std::move(parameters)), communicator_(std::move(communicator)), stage_(stage) {
+  RUNNER_CHECK(!parameters_.empty(), "a sharded unit of no parameters");
+  int64_t total = 0;
+  for (const auto& p : parameters_) {
+    offsets_.push_back(total);
+    shapes_.push_back(p.sizes().vec());
+    numels_.push_back(p.numel());
+    total += p.numel();
+  }
+  const int world = communicator_->world_size();
+  part_ = (total + world - 1) / world;
+  taken_flags_.assign(parameters_.size(), false);
+
+  OrdinaryTensors ordinary;
+  const auto options = parameters_[0].options().requires_grad(false);
+  flat_ = torch::zeros({part_ * world}, options);
+  for (size_t i = 0; i < parameters_.size(); ++i)
+    flat_.narrow(0, offsets_[i], numels_[i]).copy_(parameters_[i].detach().view(-1));
+  point_parameters_into(flat_);
+  if (stage_ == ZeroStage::parameters) {
+    master_ = part_of(flat_).clone();
+    return;
+  }
+  master_ = part_of(flat_);
+  if (stage_ == ZeroStage::optimizer_state) {
+    flat_gradients_ = torch::zeros({part_ * world}, options);
+    for (size_t i = 0; i < parameters_.size(); ++i)
+      parameters_[i].mutable_grad() =
+          flat_gradients_.narrow(0, offsets_[i], numels_[i]).view(shapes_[i]);
+  }
+}
+
+torch::Tensor ShardedUnit::part_of(const torch::Tensor& flat) const {
+  return flat.narrow(0, part_ * communicator_->rank(), part_);
+}
+
+torch::Tensor ShardedUnit::zeros_like_flat() const {
+  return torch::zeros({part_ * communicator_->world_size()}, master_.options());
+}
+
+void ShardedUnit::point_parameters_into(const torch::Tensor& flat) {
+  OrdinaryTensors ordinary;
+  for (size_t i = 0; i < parameters_.size(); ++i)
+    parameters_[i].set_data(flat.narrow(0, offsets_[i], numels_[i]).view(shapes_[i]));
+}
+
+std::unique_ptr<PendingCollective> ShardedUnit::start_sharing_updates() {
+  return communicator_->start_all_gather(flat_, master_);
+}
+
+void ShardedUnit::start_gather() {
+  if (gathered_ || gathering_) return;
+  OrdinaryTensors ordinary;
+  flat_ = torch::empty({part_ * communicator_->world_size()}, master_.options());
+  gathering_ = communicator_->start_all_gather(flat_, master_);
+}
+
+void ShardedUnit::finish_gather() {
+  if (gathered_) return;
+  start_gather();
+  gathering_->wait();
+  gathering_.reset();
+  point_parameters_into(flat_);
+  gathered_ = true;
+}
+
+void ShardedUnit::release() {
+  if (!gathered_) return;
+  OrdinaryTensors ordinary;
+  for (auto& p : parameters_) p.set_data(torch::empty({0}, p.options()));
+  flat_ = torch::Tensor();
+  gathered_ = false;
+}
+
+void ShardedUnit::begin_step() {
+  if (stage_ == ZeroStage::optimizer_state) flat_gradients_.zero_();
+}
+
+void ShardedUnit::take_gradient(size_t index) {
+  RUNNER_CHECK(!taken_flags_[index], "a parameter's gradient arrived twice in one backward");
+  taken_flags_[index] = true;
+  ++taken_;
+  if (stage_ == ZeroStage::optimizer_state) return;  // backward added it to the flat vector
+  torch::Tensor& grad = parameters_[index].mutable_grad();
+  if (!bucket_.defined()) bucket_ = zeros_like_flat();
+  bucket_.narrow(0, offsets_[index], numels_[index]).view(shapes_[index]).copy_(grad);
+  grad.reset();  // the bucket has it: the whole gradient is not kept
+}
+
+void ShardedUnit::take_missing_gradients() {
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (taken_flags_[i]) continue;
+    taken_flags_[i] = true;
+    ++taken_;
+  }
+  if (stage_ != ZeroStage::optimizer_state && !bucket_.defined()) bucket_ = zeros_like_flat();
+}
+
+// Divided before the sum, as torch DDP does: the sum of averages cannot overflow where the
+// sum of the gradients would.
+void ShardedUnit::start_reduction() {
+  const int world = communicator_->world_size();
+  if (stage_ == ZeroStage::optimizer_state) {
+    flat_gradients_.div_(world);
+    reduction_ = communicator_->start_reduce_scatter_sum(part_of(flat_gradients_), flat_gradients_);
+    return;
+  }
+  bucket_.div_(world);
+  reduced_part_ = torch::empty({part_}, master_.options());
+  reduction_ = communicator_->start_reduce_scatter_sum(reduced_part_, bucket_);
+}
+
+void ShardedUnit::finish_reduction() {
+  reduction_->wait();
+  reduction_.reset();
+  torch::Tensor& grad = master_.mutable_grad();
+  if (stage_ == ZeroStage::optimizer_state) {
+    grad = part_of(flat_gradients_);
+    return;
+  }
+  if (grad.defined())
+    grad.add_(reduced_part_);
+  else
+    grad = reduced_part_;
+  bucket_ = reduced_part_ = torch::Tensor();
+}
+
+void ShardedUnit::forget_gradients() {
+  taken_flags_.assign(parameters_.size(), false);
+  taken_ = 0;
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,69 @@
+#include "zero_plan.hpp"
+
+#include <runner/strategies/replica_plan.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace runner::strategies {
+namespace {
+
+constexpr double kFp32 = 4;
+
+// Parameters of the model's units in stage 3: a unit per layer, largest first (one unit of
+// everything for a model without layers).
+std::vector<double> layer_units(const ModelEstimate& model) {
+  std::vector<double> units;
+  for (const auto& layer : model.layers) units.push_back(static_cast<double>(layer.parameters));
+  if (units.empty()) units.push_back(static_cast<double>(model.parameters));
+  std::sort(units.rbegin(), units.rend());
+  return units;
+}
+
+}  // namespace
+
+// Stage 1 keeps whole parameters and gradients; stage 2 a part of the gradients, with the
+// buckets in flight (two reducing, one filling) whole; stage 3 a part of everything, with the
+// two largest layers gathered at once (one running, the next prefetched) and their buckets.
+// Gloo's reduce-scatter stages a bucket-sized copy per reduction in flight.
+RunPlan plan_zero(const Options& options, const PlanInput& input) {
+  const int ranks = std::max(1, input.world_size);
+  const auto stage = options.get_int("stage");
+  const double parameters = static_cast<double>(input.model.parameters);
+  const double whole = kFp32 * parameters;
+  const double part = whole / ranks;
+  const double bucket = std::min(whole, options.get_double("bucket_mb") * 1024 * 1024);
+  const bool gloo = options.get_string("backend") == "gloo";
+  const std::vector<double> units = layer_units(input.model);
+  const double largest_unit = kFp32 * units[0];
+  const double two_units = kFp32 * (units[0] + (units.size() > 1 ? units[1] : 0));
+  const double unit = stage == 3 ? largest_unit : bucket;
+  const int states = input.optimizer_states_per_parameter;
+
+  RunPlan plan;
+  plan.data_parallel_degree = ranks;
+  plan.micro_batch_size = micro_batch_size(input, ranks);
+  MemoryPlan rank = replica_memory(input, plan.micro_batch_size);
+  // The optimizer's temporaries are as large as the largest master part it steps.
+  rank.optimizer_state = states * part + (states > 0 ? unit / ranks : 0);
+  const double staging = gloo ? 2 * unit : 0;
+  if (stage == 1) {
+    rank.buffers += staging;
+  } else if (stage == 2) {
+    rank.gradients = part;
+    rank.buffers += 3 * bucket + staging;
+  } else {
+    rank.parameters = part;
+    rank.gradients = part;
+    rank.buffers += two_units + 3 * largest_unit + staging;
+  }
+  plan.ranks.assign(static_cast<size_t>(ranks), rank);
+  plan.notes = "zero stage " + std::to_string(stage) + " over " + std::to_string(ranks) +
+               " ranks: " +
+               (stage == 1   ? "optimizer state sharded"
+                : stage == 2 ? "optimizer state and gradients sharded"
+                             : "optimizer state, gradients and parameters sharded");
+  return plan;
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,177 @@
+#include "zero_strategy.hpp"
+
+#include <unordered_map>
+
+namespace runner::strategies {
+namespace {
+
+std::vector<torch::Tensor> trainable(Model& model) {
+  std::vector<torch::Tensor> parameters;
+  for (const auto& p : model.parameters())
+    if (p.requires_grad()) parameters.push_back(p);
+  return parameters;
+}
+
+bool same_kind(const torch::Tensor& a, const torch::Tensor& b) {
+  return a.dtype() == b.dtype() && a.device() == b.device();
+}
+
+}  // namespace
+
+ZeroOptions ZeroOptions::from(const Options& options) {
+  ZeroOptions o;
+  o.stage = static_cast<int>(options.get_int("stage"));
+  o.bucket_mb = options.get_double("bucket_mb");
+  o.overlap = options.get_bool("overlap");
+  o.prefetch = options.get_bool("prefetch");
+  o.drop_last = options.get_bool("drop_last");
+  return o;
+}
+
+void ZeroStrategy::setup(const StrategyContext& context) {
+  model_ = context.model;
+  model_->to(context.device);
+  communicator_ = context.communicator;
+  check_layers_for_checkpointing(*model_, context.techniques);
+  broadcast_state();
+  const std::vector<torch::Tensor> parameters = trainable(*model_);
+  if (stage() == ZeroStage::parameters)
+    make_layer_units(parameters);
+  else
+    make_buckets(parameters);
+
+  std::vector<torch::Tensor> masters;
+  for (const auto& unit : units_) masters.push_back(unit->master());
+  optimizer_ = context.make_optimizer(masters);
+  LayerGathering* gathering = gathering_.get();
+  reduction_ = std::make_unique<GradientReduction>(
+      reduction_order(), options_.overlap, [gathering](ShardedUnit& unit) {
+        if (gathering) gathering->backward_done_with(unit);
+      });
+  // The hooks are on whole parameters: autograd checks gradients against those shapes.
+  if (gathering) gathering->after_step();
+  TrainingStep::Forward forward;
+  if (gathering)
+    forward = [gathering](const torch::Tensor& x, bool checkpoint) {
+      return gathering->forward(x, checkpoint);
+    };
+  step_ = std::make_unique<TrainingStep>(model_, masters, context.techniques, context.device,
+                                         context.meter, forward);
+}
+
+// Replicas start identical: whatever each rank's initialization drew, rank 0's wins.
+void ZeroStrategy::broadcast_state() {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> state;
+  for (const auto& p : model_->parameters()) state.push_back(p.detach());
+  for (const auto& b : model_->buffers()) state.push_back(b.detach());
+  communicator_->broadcast(state, 0);
+}
+
+// Stages 1 and 2: the parameters in reverse order (about the order backward produces their
+// gradients), in units of at most bucket_mb, as ddp's buckets.
+void ZeroStrategy::make_buckets(const std::vector<torch::Tensor>& parameters) {
+  const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+  std::vector<torch::Tensor> bucket;
+  int64_t bytes = 0;
+  auto close = [&] {
+    if (!bucket.empty())
+      units_.push_back(std::make_unique<ShardedUnit>(bucket, communicator_, stage()));
+    bucket.clear();
+    bytes = 0;
+  };
+  for (size_t k = parameters.size(); k-- > 0;) {
+    const torch::Tensor& p = parameters[k];
+    const auto size = static_cast<int64_t>(p.nbytes());
+    if (!bucket.empty() && (bytes + size > bucket_bytes || !same_kind(bucket.front(), p))) close();
+    bucket.push_back(p);
+    bytes += size;
+  }
+  close();
+}
+
+// Stage 3: a unit per layer (a tied parameter in the layer that registers it), the
+// parameters no layer lists in one more unit that stays gathered.
+void ZeroStrategy::make_layer_units(const std::vector<torch::Tensor>& parameters) {
+  std::unordered_map<const void*, ShardedUnit*> unit_of;
+  auto add_unit = [&](const std::vector<torch::Tensor>& members) {
+    std::vector<torch::Tensor> fresh;
+    for (const auto& p : members)
+      if (p.requires_grad() && !unit_of.count(p.unsafeGetTensorImpl())) fresh.push_back(p);
+    if (fresh.empty()) return static_cast<ShardedUnit*>(nullptr);
+    units_.push_back(std::make_unique<ShardedUnit>(fresh, communicator_, stage()));
+    for (const auto& p : fresh) unit_of[p.unsafeGetTensorImpl()] = units_.back().get();
+    return units_.back().get();
+  };
+  for (const auto& layer : model_->layers()) add_unit(layer->parameters());
+  std::vector<ShardedUnit*> pinned;
+  if (!model_->layers().empty())
+    if (ShardedUnit* rest = add_unit(parameters)) pinned.push_back(rest);
+  if (model_->layers().empty()) add_unit(parameters);
+  auto steps = gathering_steps(*model_, [&unit_of](const torch::Tensor& p) -> ShardedUnit* {
+    auto found = unit_of.find(p.unsafeGetTensorImpl());
+    return found == unit_of.end() ? nullptr : found->second;
+  });
+  gathering_ = std::make_unique<LayerGathering>(std::move(steps), pinned, options_.prefetch);
+}
+
+// Stage 3's units are made in layer order; backward completes them from the last.
+std::vector<ShardedUnit*> ZeroStrategy::reduction_order() const {
+  std::vector<ShardedUnit*> order;
+  for (const auto& unit : units_) order.push_back(unit.get());
+  if (stage() == ZeroStage::parameters && !model_->layers().empty()) {
+    const bool has_rest = order.size() > model_->layers().size();
+    std::reverse(order.begin(), order.end() - (has_rest ? 1 : 0));
+  }
+  return order;
+}
+
+// Gradients: stage 1 reduces once, after the last micro-batch's backward (the earlier ones
+// accumulate in the flat gradients); stages 2 and 3 after every micro-batch's, into the
+// masters' parts.
+StepResult ZeroStrategy::train_step(const Batch& batch) {
+  for (auto& unit : units_) unit->begin_step();
+  const bool every_backward = stage() != ZeroStage::optimizer_state;
+  TrainingStep::Hooks hooks;
+  hooks.before_backward = [this, every_backward](bool last) {
+    if (last || every_backward) reduction_->arm();
+  };
+  hooks.after_backward = [this, every_backward](bool last) {
+    if (last || every_backward) reduction_->finish();
+  };
+  StepResult result = step_->accumulate(batch, hooks);
+  Communicator* ranks = communicator_.get();
+  step_->apply(*optimizer_, result, [ranks](torch::Tensor& t) { ranks->all_reduce_sum({t}); });
+  share_updates();
+  return result;
+}
+
+// Stages 1 and 2: each rank stepped its part; every rank needs them all before the next
+// forward. Stage 3 gathers them when a layer runs; what is gathered now is stale.
+void ZeroStrategy::share_updates() {
+  if (gathering_) {
+    gathering_->after_step();
+    return;
+  }
+  std::vector<std::unique_ptr<PendingCollective>> sharing;
+  for (auto& unit : units_) sharing.push_back(unit->start_sharing_updates());
+  for (auto& pending : sharing) pending->wait();
+}
+
+StepResult ZeroStrategy::eval_step(const Batch& batch) { return step_->evaluate(batch); }
+
+void ZeroStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+
+void ZeroStrategy::gather_parameters() {
+  if (gathering_) gathering_->gather_all();
+}
+
+// Training: DistributedSampler's shard (equal counts on every rank, so every rank takes the
+// same number of steps). Testing: each sample once, so the summed metrics are exact.
+torch::Tensor ZeroStrategy::shard_samples(const torch::Tensor& order, Split split) const {
+  const int rank = communicator_->rank(), world = communicator_->world_size();
+  if (split == Split::train) return shard_for_rank(order, rank, world, options_.drop_last);
+  return order.slice(0, rank, order.size(0), world);
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,63 @@
+// Strategy `zero`: data parallelism with the model state sharded over the ranks, as
+// DeepSpeed's ZeRO. Stage 1 shards the optimizer state: each rank steps its part of the
+// parameters and the parts are all-gathered after the step. Stage 2 also shards the
+// gradients: reduce-scattered in buckets during backward, each rank keeping its part's sum.
+// Stage 3 also shards the parameters: a layer's are gathered just before its forward and
+// again before its backward, and freed after.
+#pragma once
+
+#include <runner/runner.hpp>
+#include <runner/strategies/training_step.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "gradient_reduction.hpp"
+#include "layer_gathering.hpp"
+#include "sharded_unit.hpp"
+
+namespace runner::strategies {
+
+struct ZeroOptions {
+  int stage = 1;
+  double bucket_mb = 25;  // stages 1 and 2: parameters per unit
+  bool overlap = true;    // reduce during backward
+  bool prefetch = true;   // stage 3: the next layer's gather started while one runs
+  bool drop_last = false;
+  static ZeroOptions from(const Options& options);
+};
+
+class ZeroStrategy : public Strategy {
+ public:
+  explicit ZeroStrategy(ZeroOptions options) : options_(options) {}
+
+  void setup(const StrategyContext& context) override;
+  StepResult train_step(const Batch& batch) override;
+  StepResult eval_step(const Batch& batch) override;
+  void set_learning_rate(double lr) override;
+  torch::Tensor shard_samples(const torch::Tensor& order, Split split) const override;
+
+  // Every parameter of the model whole on this rank (stage 3 gathers them until the next
+  // step), to read or save the model.
+  void gather_parameters();
+  const std::vector<std::unique_ptr<ShardedUnit>>& units() const { return units_; }
+
+ private:
+  ZeroStage stage() const { return static_cast<ZeroStage>(options_.stage); }
+  void broadcast_state();
+  void make_buckets(const std::vector<torch::Tensor>& parameters);
+  void make_layer_units(const std::vector<torch::Tensor>& parameters);
+  std::vector<ShardedUnit*> reduction_order() const;
+  void share_updates();
+
+  ZeroOptions options_;
+  std::shared_ptr<Model> model_;
+  std::shared_ptr<Communicator> communicator_;
+  std::vector<std::unique_ptr<ShardedUnit>> units_;
+  std::unique_ptr<LayerGathering> gathering_;  // stage 3
+  std::unique_ptr<GradientReduction> reduction_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<TrainingStep> step_;
+};
+
+}  // namespace runner::strategies

@@ -1,0 +1,63 @@
+// The strategy comparisons of experiments/: their plans, and on a tiny GPT-2 that every
+// strategy trains the same steps as ddp.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+const std::string kExperiments = std::string(RUNNER_SOURCE_DIR) + "/experiments/";
+const std::string kTinyGpt2 =
+    " --set model.preset=tiny --set dataset.seq_len=64 --set dataset.vocab_size=512";
+
+size_t plans_in(const std::string& out) {
+  size_t plans = 0;
+  for (size_t at = out.find("# plan per rank:"); at != std::string::npos;
+       at = out.find("# plan per rank:", at + 1))
+    ++plans;
+  return plans;
+}
+
+TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
+  const Output o = run_runner("--dry-run " + kExperiments + "gpt2_small_strategies.toml");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(plans_in(o.out), 4u) << o.out;
+  for (const char* run : {"strategy=ddp", "strategy=zero(stage=1)", "strategy=zero(stage=3)"})
+    EXPECT_NE(o.out.find(run), std::string::npos) << run << " in\n" << o.out;
+}
+
+// Every strategy of the sweep follows ddp step for step, each with its plan, and the model
+// state per rank falls from stage to stage.
+TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
+  const std::string dir = scratch_dir("strategies_" + std::to_string(getpid()));
+  const Output o = run_runner(kExperiments + "gpt2_small_strategies.toml -q" + kTinyGpt2 +
+                              " --set experiment.results=" + dir + "/r.h5");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 4u);
+  const auto& ddp = runs[0];
+  ASSERT_EQ(ddp.header.sweep_point.at(0).second, "ddp");
+  ASSERT_EQ(ddp.steps.size(), 20u);
+  for (const auto& run : runs) {
+    ASSERT_EQ(run.status, results::Status::completed) << run.error;
+    ASSERT_EQ(run.steps.size(), ddp.steps.size());
+    for (size_t i = 0; i < ddp.steps.size(); ++i)
+      EXPECT_NEAR(run.steps[i].loss, ddp.steps[i].loss, 1e-5 * ddp.steps[i].loss)
+          << run.header.sweep_point.at(0).second << " step " << i + 1;
+    EXPECT_EQ(run.summary->parameters, 136960) << "counted before stage 3 shards them";
+  }
+  for (const auto& run : runs) EXPECT_GT(run.summary->estimated_memory_per_rank_bytes.at(0), 0);
+  // Model state per rank, measured by the counting allocator after the last step, fp32 AdamW:
+  // 4 bytes of weights, 4 of gradients and 8 of state per parameter, whole or halved.
+  const double ladder[] = {16, 12, 10, 8};
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (double bytes : runs[i].summary->state_memory_per_rank_bytes)
+      EXPECT_NEAR(bytes / 136960, ladder[i], 0.1 * ladder[i]) << runs[i].header.label;
+}
+
+}  // namespace
+}  // namespace runner::testing
