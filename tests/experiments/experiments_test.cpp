@@ -215,7 +215,7 @@ TEST(Experiments, EveryFileIsCovered) {
       "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml",
       "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml", "mnist_ddp.toml",
       "ddp_nccl_vs_gloo.toml", "batch_size_sweep.toml", "dp_vs_ddp.toml",
-      "gpt2_techniques.toml", "gpt2_small_strategies.toml"};
+      "gpt2_techniques.toml", "gpt2_small_strategies.toml", "gpt2_1p6b_strategies.toml"};
   for (const auto& entry : fs::directory_iterator(kExperiments)) {
     const std::string name = entry.path().filename().string();
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())

@@ -30,6 +30,27 @@ TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
     EXPECT_NE(o.out.find(run), std::string::npos) << run << " in\n" << o.out;
 }
 
+// Seed 001's model: every run planned, the model state per rank falling from ddp to zero-3,
+// and a machine that cannot hold a run refuses it with the numbers before any rank starts.
+TEST(StrategyExperiments, Gpt2OnePointSixBPlansEveryRunAndIsRefusedWhereItCannotFit) {
+  const Output dry = run_runner("--dry-run " + kExperiments + "gpt2_1p6b_strategies.toml");
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(plans_in(dry.out), 16u);
+  EXPECT_NE(dry.out.find("1,557,611,200 parameters"), std::string::npos) << dry.out;
+  // 8 ranks: fp32 weights whole (ddp, 5.80 GiB) or an eighth of them (zero-3, 0.73 GiB).
+  EXPECT_NE(dry.out.find("0-7          5.80 GiB"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("0-7          0.73 GiB"), std::string::npos) << dry.out;
+
+  const Output refused = run_runner(kExperiments +
+                                    "gpt2_1p6b_strategies.toml --set strategy.world_size=2 "
+                                    "--set train.device=cpu --set experiment.results=" +
+                                    scratch_dir("p6b_" + std::to_string(getpid())) + "/r.h5");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find("for its 2 ranks on this machine"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("of memory available (run strategy=ddp"), std::string::npos)
+      << refused.err;
+}
+
 // Every strategy of the sweep follows ddp step for step, each with its plan, and the model
 // state per rank falls from stage to stage.
 TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {

@@ -127,7 +127,22 @@ std::string plan_table(const RunEstimate& e) {
   return table;
 }
 
-void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate) {
+// CPU ranks share the machine's memory: the plan of every rank on it against what is free.
+void check_machine_memory(const RunEstimate& estimate, int local_ranks, const std::string& where,
+                          const std::string& fixes) {
+  const std::optional<double> available = available_memory_bytes();
+  double planned = 0;
+  const size_t ranks = std::min(estimate.plan.ranks.size(), static_cast<size_t>(local_ranks));
+  for (size_t r = 0; r < ranks; ++r) planned += estimate.plan.ranks[r].total();
+  if (!available || planned <= *available) return;
+  throw ConfigError(fmt::format("the plan needs {} for its {} rank{} on this machine ({} on the "
+                                "largest), over the {} of memory available{}",
+                                gibibytes(planned), ranks, ranks == 1 ? "" : "s",
+                                gibibytes(estimate.peak_bytes()), gibibytes(*available), where),
+                    fixes + ", or run on GPUs");
+}
+
+void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate, int local_ranks) {
   const double peak = estimate.peak_bytes();
   const std::string where = run.label.empty() ? "" : " (run " + run.label + ")";
   const double budget = run.train.get_double("memory_budget") * kGiB;
@@ -141,9 +156,9 @@ void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate) 
                                   gibibytes(peak), run.train.get_double("memory_budget"), where),
                       fixes + ", or raise train.memory_budget");
   const std::string device = run.train.get_string("device");
-  if (device == "cpu") return;
-  const std::optional<double> memory = cuda_memory_bytes();
-  if (memory && peak > *memory)
+  const std::optional<double> memory = device == "cpu" ? std::nullopt : cuda_memory_bytes();
+  if (!memory) return check_machine_memory(estimate, local_ranks, where, fixes);
+  if (peak > *memory)
     throw ConfigError(fmt::format("the plan needs {} on its largest rank, over the {} of this "
                                   "machine's GPU{}",
                                   gibibytes(peak), gibibytes(*memory), where),

@@ -45,9 +45,10 @@ std::string estimate_text(const RunEstimate& estimate);
 // The plan as a table: one row per rank (ranks alike are one row), bytes by kind.
 std::string plan_table(const RunEstimate& estimate);
 
-// ConfigError when a rank's plan is over train.memory_budget (GiB; 0: none) or over the
-// memory of the run's CUDA device, naming the key to change.
-void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate);
+// ConfigError when a rank's plan is over train.memory_budget (GiB; 0: none), over the memory
+// of the run's CUDA device, or, on the CPU, when the plans of the `local_ranks` ranks this
+// machine runs are over its available memory; naming what to change.
+void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate, int local_ranks);
 
 // 1557611200 -> "1,557,611,200".
 std::string with_thousands(int64_t n);

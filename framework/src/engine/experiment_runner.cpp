@@ -61,7 +61,8 @@ void check_batch_divides(const config::RunConfig& run, int world_size) {
 // The run's plan against its budget, and checkpointing against a model without layers. A run
 // whose plan cannot be made (its data is missing, its model refuses its keys) fails on its
 // own when it starts, and the sweep goes on.
-void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size) {
+void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size,
+                int local_ranks) {
   std::optional<RunEstimate> estimate;
   try {
     estimate = estimate_run(run, c.registry, world_size);
@@ -75,7 +76,7 @@ void check_plan(const SweepContext& c, const config::RunConfig& run, int world_s
                                   run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
                       "set train.activation_checkpointing = \"none\", or use a model that "
                       "lists its layers (gpt2, vgg, conv_stack)");
-  check_plan_fits(run, *estimate);
+  check_plan_fits(run, *estimate, local_ranks);
 }
 
 // Every run's ranks are checked before the first one starts.
@@ -86,13 +87,13 @@ void check_worlds(const SweepContext& c) {
       check_outside_world(run, ranks, c.launch.environment);
       check_batch_divides(run, c.launch.environment.world_size);
       check_techniques(run, c.launch.environment.world_size);
-      check_plan(c, run, c.launch.environment.world_size);
+      check_plan(c, run, c.launch.environment.world_size, c.launch.environment.local_world_size);
     } else {
       const int world_size = local_world_size(run, ranks);
       check_local_world(run, world_size);
       check_batch_divides(run, world_size);
       check_techniques(run, world_size);
-      check_plan(c, run, world_size);
+      check_plan(c, run, world_size, world_size);
     }
   }
 }

@@ -27,6 +27,14 @@ double proc_status_kb(const std::string& key) {
   return 0;
 }
 
+// The value of a "Key:   123 kB" line of /proc/meminfo, in bytes; nullopt when absent.
+std::optional<double> meminfo_kb(const std::string& key) {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) * 1024.0;
+  return std::nullopt;
+}
+
 // The BLAS that libblas.so.3 resolved to, read from the process's own mappings.
 std::string loaded_blas() {
   std::ifstream maps("/proc/self/maps");
@@ -125,6 +133,8 @@ int64_t device_allocated_bytes(const torch::Device& device) {
   (void)device;
   return 0;
 }
+
+std::optional<double> available_memory_bytes() { return meminfo_kb("MemAvailable"); }
 
 std::optional<double> cuda_memory_bytes() {
 #if RUNNER_WITH_CUDA

@@ -29,6 +29,9 @@ double peak_memory_bytes(const torch::Device& device);
 // Bytes the CUDA caching allocator has handed out now; 0 on other devices.
 int64_t device_allocated_bytes(const torch::Device& device);
 
+// The machine's memory that processes can still take (MemAvailable); nullopt when unknown.
+std::optional<double> available_memory_bytes();
+
 // The first CUDA device's memory and name; nullopt / "" without CUDA.
 std::optional<double> cuda_memory_bytes();
 std::string cuda_device_name();

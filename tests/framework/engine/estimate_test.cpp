@@ -3,6 +3,7 @@
 
 #include "engine_fixtures.hpp"
 #include "engine/estimate.hpp"
+#include "engine/system.hpp"
 
 namespace runner::engine {
 namespace {
@@ -68,7 +69,7 @@ TEST(Estimate, ARunPlannedOverItsBudgetIsRefusedNamingTheKey) {
       "[train]\nmemory_budget = 10.0\n";
   const auto run = run_of(toml, registry);
   try {
-    check_plan_fits(run, estimate_run(run, registry, 1));  // 16 GB of model states
+    check_plan_fits(run, estimate_run(run, registry, 1), 1);  // 16 GB of model states
     FAIL() << "14.90 GiB over a budget of 10";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("train.memory_budget = 10 GiB"), std::string::npos)
@@ -78,7 +79,29 @@ TEST(Estimate, ARunPlannedOverItsBudgetIsRefusedNamingTheKey) {
   const auto roomy = run_of(toml + "", registry);
   auto fits = estimate_run(roomy, registry, 1);
   fits.plan.ranks[0] = MemoryPlan{};  // nothing: under any budget
-  EXPECT_NO_THROW(check_plan_fits(roomy, fits));
+  EXPECT_NO_THROW(check_plan_fits(roomy, fits, 1));
+}
+
+// CPU ranks share the machine: ranks whose plans together outgrow its memory are refused.
+TEST(Estimate, CpuRanksPlannedOverTheMachinesMemoryAreRefusedWithTheNumbers) {
+  auto registry = fixture_registry();
+  const auto run = run_of(
+      "[dataset]\nname = \"blobs\"\n[model]\nname = \"sized_probe\"\nparameters = 1000\n"
+      "flops = 5.0\n[optimizer]\nname = \"adamw\"\n[train]\ndevice = \"cpu\"\n",
+      registry);
+  RunEstimate huge = estimate_run(run, registry, 1);
+  const double available = *available_memory_bytes();
+  huge.plan.ranks.assign(2, MemoryPlan{});
+  huge.plan.ranks[0].parameters = huge.plan.ranks[1].parameters = 0.6 * available;
+  try {
+    check_plan_fits(run, huge, 2);
+    FAIL() << "two ranks of 0.6 of the available memory each";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("for its 2 ranks on this machine"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("of memory available"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_plan_fits(run, huge, 1)) << "one rank on this machine fits";
 }
 
 TEST(Estimate, OptimizerStatesPerParameter) {
