@@ -25,11 +25,11 @@ runner::Schema ddp_schema() {
   return schema;
 }
 
-// Every rank a whole replica, and buckets as large as all the gradients (fp32).
+// Every rank a whole replica. The buckets hold the gradients: at the peak, the start of
+// backward, they are the replica's gradients, not more.
 runner::RunPlan plan_ddp(const runner::Options&, const runner::PlanInput& input) {
-  const double buckets = 4.0 * static_cast<double>(input.model.parameters);
-  return runner::strategies::replicated_plan(input, input.world_size, input.world_size, buckets,
-                                             "a whole replica per rank, gradient buckets");
+  return runner::strategies::replicated_plan(input, input.world_size, input.world_size, 0,
+                                             "a whole replica per rank, its gradients in buckets");
 }
 
 }  // namespace

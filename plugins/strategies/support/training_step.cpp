@@ -119,6 +119,12 @@ StepResult TrainingStep::run(const Batch& batch, torch::optim::Optimizer& optimi
   return result;
 }
 
+torch::Tensor TrainingStep::loss_for_backward(const torch::Tensor& loss) const {
+  return scaler_ ? scaler_->scale_loss(loss) : loss;
+}
+
+compat::AutocastState TrainingStep::autocast() const { return autocast_for(techniques_.precision); }
+
 StepResult TrainingStep::evaluate(const Batch& batch) {
   c10::InferenceMode inference;
   compat::AutocastScope autocast(device_type_, autocast_for(techniques_.precision));

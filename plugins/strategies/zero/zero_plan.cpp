@@ -22,10 +22,11 @@ std::vector<double> layer_units(const ModelEstimate& model) {
 
 }  // namespace
 
-// Stage 1 keeps whole parameters and gradients; stage 2 a part of the gradients, with the
-// buckets in flight (two reducing, one filling) whole; stage 3 a part of everything, with the
-// two largest layers gathered at once (one running, the next prefetched) and their buckets.
-// Gloo's reduce-scatter stages a bucket-sized copy per reduction in flight.
+// Stage 1 keeps whole parameters and gradients; stage 2 a part of the gradients; stage 3 a
+// part of everything, with the two largest layers gathered at once (one running, the next
+// prefetched). The peak is at the start of backward, when activations are all held: stage 2
+// has one bucket filling then, stage 1 Gloo's staging copies of the reductions in flight.
+// The buckets reduced late in backward (stage 3's largest) meet activations mostly freed.
 RunPlan plan_zero(const Options& options, const PlanInput& input) {
   const int ranks = std::max(1, input.world_size);
   const auto stage = options.get_int("stage");
@@ -51,11 +52,11 @@ RunPlan plan_zero(const Options& options, const PlanInput& input) {
     rank.buffers += staging;
   } else if (stage == 2) {
     rank.gradients = part;
-    rank.buffers += 3 * bucket + staging;
+    rank.buffers += bucket;
   } else {
     rank.parameters = part;
     rank.gradients = part;
-    rank.buffers += two_units + 3 * largest_unit + staging;
+    rank.buffers += two_units;
   }
   plan.ranks.assign(static_cast<size_t>(ranks), rank);
   plan.notes = "zero stage " + std::to_string(stage) + " over " + std::to_string(ranks) +

@@ -54,14 +54,16 @@ TEST(ZeroPlan, EveryRankHoldsTheSameAndTakesItsShareOfTheBatch) {
   EXPECT_NE(plan.notes.find("gradients sharded"), std::string::npos) << plan.notes;
 }
 
-// Stage 3 gathers two layers at once (one running, the next prefetched) and their
-// gradients' buckets; Gloo stages a copy per reduction in flight.
-TEST(ZeroPlan, StageThreeBuffersAreLayersNotTheModel) {
-  const MemoryPlan nccl = strategies::plan_zero(zero(3), ten_million(2)).ranks.at(0);
-  const double layer = 4.0 * 2'500'000;
-  EXPECT_DOUBLE_EQ(nccl.buffers, 2 * layer + 3 * layer);
-  const MemoryPlan gloo = strategies::plan_zero(zero(3, "gloo"), ten_million(2)).ranks.at(0);
-  EXPECT_DOUBLE_EQ(gloo.buffers - nccl.buffers, 2 * layer);
+// Stage 3 gathers two layers at once (one running, the next prefetched); stage 1 on Gloo
+// stages a copy of each of the two reductions in flight.
+TEST(ZeroPlan, BuffersAreLayersAndBucketsNotTheModel) {
+  const MemoryPlan third = strategies::plan_zero(zero(3), ten_million(2)).ranks.at(0);
+  EXPECT_DOUBLE_EQ(third.buffers, 2 * 4.0 * 2'500'000);
+  const double bucket = 25.0 * 1024 * 1024;
+  EXPECT_DOUBLE_EQ(strategies::plan_zero(zero(2), ten_million(2)).ranks.at(0).buffers, bucket);
+  const MemoryPlan nccl = strategies::plan_zero(zero(1), ten_million(2)).ranks.at(0);
+  const MemoryPlan gloo = strategies::plan_zero(zero(1, "gloo"), ten_million(2)).ranks.at(0);
+  EXPECT_DOUBLE_EQ(gloo.buffers - nccl.buffers, 2 * bucket);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // last micro-batch's backward) or between accumulate() and apply() (sharded gradients).
 #pragma once
 
+#include <runner/compat.hpp>
 #include <runner/strategy.hpp>
 
 #include <functional>
@@ -55,6 +56,12 @@ class TrainingStep {
 
   // A test step: forward and loss under autocast, in inference mode.
   StepResult evaluate(const Batch& batch);
+
+  // For strategies that run forward and backward themselves (a pipeline's stages) and call
+  // apply(): the loss backward starts from (fp16: times the loss scale), and the autocast the
+  // forward and the loss run under.
+  torch::Tensor loss_for_backward(const torch::Tensor& loss) const;
+  compat::AutocastState autocast() const;
 
   const Techniques& techniques() const { return techniques_; }
 

@@ -1,0 +1,276 @@
+#include "pipeline_strategy.hpp"
+
+#include <runner/strategies/checkpoint.hpp>
+#include <runner/strategies/micro_batches.hpp>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace runner::strategies {
+namespace {
+
+using Impl = const void*;
+
+Impl impl(const torch::Tensor& t) { return t.unsafeGetTensorImpl(); }
+
+std::vector<double> parameter_counts(const std::vector<std::shared_ptr<Layer>>& layers) {
+  std::vector<double> counts;
+  for (const auto& layer : layers) {
+    double n = 0;
+    for (const auto& p : layer->parameters()) n += static_cast<double>(p.numel());
+    counts.push_back(n);
+  }
+  return counts;
+}
+
+}  // namespace
+
+PipelineOptions PipelineOptions::from(const Options& options) {
+  PipelineOptions o;
+  o.stages = static_cast<int>(options.get_int("stages"));
+  o.schedule = options.get_string("schedule");
+  o.balance = options.get_string("balance");
+  o.drop_last = options.get_bool("drop_last");
+  return o;
+}
+
+void PipelineStrategy::setup(const StrategyContext& context) {
+  model_ = context.model;
+  world_ = context.communicator;
+  meter_ = context.meter;
+  device_ = context.device;
+  const int world = world_->world_size(), k = options_.stages;
+  if (world % k != 0)
+    throw ConfigError("strategy.stages = " + std::to_string(k) + " does not divide the " +
+                          std::to_string(world) + " ranks into pipelines",
+                      "set strategy.world_size to a multiple of strategy.stages");
+  const auto layers = model_->layers();
+  if (layers.empty())
+    throw ConfigError("strategy pipeline needs a model that lists its layers; this one lists none",
+                      "use gpt2, vgg or conv_stack, or another strategy");
+  stage_ = world_->rank() % k;
+  pipeline_index_ = world_->rank() / k;
+  pipelines_ = world / k;
+  try {
+    ranges_ = options_.balance == "layers" ? balance_by_count(layers.size(), k)
+                                           : balance_by_weight(parameter_counts(layers), k);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("strategy.stages: ") + e.what(), "use fewer stages");
+  }
+  const LayerRange mine = ranges_[static_cast<size_t>(stage_)];
+  layers_.assign(layers.begin() + static_cast<std::ptrdiff_t>(mine.begin),
+                 layers.begin() + static_cast<std::ptrdiff_t>(mine.end));
+  {  // every pipeline starts from rank 0's weights
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> state;
+    for (const auto& p : model_->parameters()) state.push_back(p.detach());
+    for (const auto& b : model_->buffers()) state.push_back(b.detach());
+    world_->broadcast(state, 0);
+  }
+  make_groups();
+  tie_weights();
+  place_layers(context.device);
+  optimizer_ = context.make_optimizer(owned_);
+  step_ = std::make_unique<TrainingStep>(model_, owned_, context.techniques, context.device,
+                                         context.meter);
+  messages_ = std::make_unique<Messages>(pipeline_, context.device);
+}
+
+// Every rank makes every group, in one order: a pipeline's consecutive ranks, and the ranks
+// of one stage across the pipelines.
+void PipelineStrategy::make_groups() {
+  const int k = options_.stages;
+  pipeline_ = world_;
+  if (pipelines_ == 1) return;
+  for (int p = 0; p < pipelines_; ++p) {
+    std::vector<int> ranks;
+    for (int s = 0; s < k; ++s) ranks.push_back(p * k + s);
+    if (auto group = world_->subgroup(ranks)) pipeline_ = group;
+  }
+  for (int s = 0; s < k; ++s) {
+    std::vector<int> ranks;
+    for (int p = 0; p < pipelines_; ++p) ranks.push_back(p * k + s);
+    if (auto group = world_->subgroup(ranks)) replicas_ = group;
+  }
+}
+
+// A weight belongs to the stage whose layer registers it; a layer of another stage that reads
+// it (tied_parameters()) makes the two stages share it.
+void PipelineStrategy::tie_weights() {
+  const auto layers = model_->layers();
+  std::vector<int> stage_of(layers.size());
+  for (size_t s = 0; s < ranges_.size(); ++s)
+    for (size_t l = ranges_[s].begin; l < ranges_[s].end; ++l) stage_of[l] = static_cast<int>(s);
+  std::unordered_map<Impl, int> owner;
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const auto& p : layers[l]->parameters()) owner.emplace(impl(p), stage_of[l]);
+  std::map<Impl, std::set<int>> readers;  // of weights read on more than one stage
+  std::map<Impl, torch::Tensor> weights;
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const auto& t : layers[l]->tied_parameters()) {
+      auto found = owner.find(impl(t));
+      if (found == owner.end() || found->second == stage_of[l]) continue;
+      readers[impl(t)].insert({found->second, stage_of[l]});
+      weights[impl(t)] = t;
+    }
+  // One group per set of stages and pipeline, made by every rank in the same order.
+  std::map<std::set<int>, std::shared_ptr<Communicator>> groups;
+  for (const auto& [weight, stages] : readers) {
+    if (groups.count(stages)) continue;
+    for (int p = 0; p < pipelines_; ++p) {
+      std::vector<int> ranks;
+      for (int s : stages) ranks.push_back(p * options_.stages + s);
+      if (auto group = world_->subgroup(ranks)) groups[stages] = group;
+    }
+  }
+  for (const auto& [weight, stages] : readers) {
+    if (!stages.count(stage_)) continue;
+    const int owning = owner.at(weight);
+    tied_.push_back({weights.at(weight), groups.at(stages),
+                     static_cast<int>(std::distance(stages.begin(), stages.find(owning)))});
+  }
+  std::set<Impl> seen;
+  for (const auto& layer : layers_)
+    for (const auto& p : layer->parameters())
+      if (p.requires_grad() && seen.insert(impl(p)).second) owned_.push_back(p);
+}
+
+// Weights no layer of this stage reads are dropped; the rest go to the device.
+void PipelineStrategy::place_layers(torch::Device device) {
+  std::set<Impl> read;
+  for (const auto& layer : layers_) {
+    for (const auto& p : layer->parameters()) read.insert(impl(p));
+    for (const auto& t : layer->tied_parameters()) read.insert(impl(t));
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& p : model_->parameters())
+    if (!read.count(impl(p))) p.set_data(torch::empty({0}, p.options()));
+  model_->to(device);
+}
+
+torch::Tensor PipelineStrategy::run_layers(const torch::Tensor& x, bool checkpoint) const {
+  torch::Tensor h = x;
+  for (const auto& layer : layers_) h = checkpoint ? checkpointed_forward(layer, h) : layer->forward(h);
+  return h;
+}
+
+void PipelineStrategy::forward(int micro, const std::vector<MicroBatch>& micro_batches,
+                               StepResult& result, std::vector<torch::Tensor>& predictions) {
+  const MicroBatch& mb = micro_batches[static_cast<size_t>(micro)];
+  InFlight& slot = in_flight_[static_cast<size_t>(micro)];
+  slot.input = first_stage() ? mb.batch.inputs : messages_->receive(stage_ - 1);
+  if (slot.input.is_floating_point()) slot.input.requires_grad_(true);
+  meter_->forward_begins();
+  {
+    compat::AutocastScope autocast(device_.type(), step_->autocast());
+    torch::Tensor output = run_layers(slot.input, step_->techniques().checkpoint_layers);
+    if (last_stage()) {
+      torch::Tensor loss = model_->loss(output, mb.batch.targets);
+      slot.output = micro_batches.size() == 1 ? loss : loss * mb.weight;
+      predictions.push_back(output.detach().argmax(-1));
+      const torch::Tensor part = slot.output.detach().to(torch::kFloat);
+      result.loss = result.loss.defined() ? result.loss + part : part;
+    } else {
+      slot.output = output;
+    }
+  }
+  meter_->forward_ends();
+  if (!last_stage()) messages_->send(slot.output, stage_ + 1);
+}
+
+void PipelineStrategy::backward(int micro) {
+  InFlight& slot = in_flight_[static_cast<size_t>(micro)];
+  if (last_stage()) {
+    step_->loss_for_backward(slot.output).backward();
+  } else {
+    const torch::Tensor grad = messages_->receive(stage_ + 1);
+    torch::autograd::backward({slot.output}, {grad});
+  }
+  meter_->backward_ends();
+  if (!first_stage()) {
+    const torch::Tensor& grad = slot.input.grad();
+    messages_->send(grad.defined() ? grad : torch::zeros_like(slot.input), stage_ - 1);
+  }
+  slot = InFlight{};
+}
+
+StepResult PipelineStrategy::train_step(const Batch& batch) {
+  for (auto& p : owned_) p.mutable_grad().reset();
+  for (auto& t : tied_) t.weight.mutable_grad().reset();
+  const std::vector<MicroBatch> micro = split_micro_batches(batch, step_->techniques().micro_batches);
+  const int m = static_cast<int>(micro.size());
+  in_flight_.assign(micro.size(), InFlight{});
+  StepResult result;
+  std::vector<torch::Tensor> predictions;
+  for (const auto& action : schedule_named(options_.schedule, stage_, options_.stages, m)) {
+    if (action.kind == PipelineAction::forward)
+      forward(action.micro_batch, micro, result, predictions);
+    else
+      backward(action.micro_batch);
+  }
+  messages_->wait_for_sends();
+  reduce_gradients();
+  if (!last_stage()) result.loss = torch::zeros({}, torch::kFloat);
+  else result.predictions = predictions.size() == 1 ? predictions[0] : torch::cat(predictions);
+  Communicator* stages = pipeline_.get();
+  step_->apply(*optimizer_, result, [stages](torch::Tensor& t) { stages->all_reduce_sum({t}); });
+  share_tied_weights();
+  return result;
+}
+
+// Tied weights: every reader's gradient summed. Then each stage's over the pipelines, averaged.
+void PipelineStrategy::reduce_gradients() {
+  for (auto& t : tied_) {
+    torch::Tensor& grad = t.weight.mutable_grad();
+    if (!grad.defined()) grad = torch::zeros_like(t.weight);
+    t.group->all_reduce_sum({grad});
+  }
+  if (!replicas_) return;
+  std::vector<torch::Tensor> grads;
+  for (auto& p : owned_) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    grads.push_back(p.mutable_grad().div_(pipelines_));
+  }
+  replicas_->all_reduce_sum(grads);
+}
+
+// The owner stepped a tied weight: the other readers take its new value.
+void PipelineStrategy::share_tied_weights() {
+  torch::NoGradGuard no_grad;
+  for (auto& t : tied_) t.group->broadcast({t.weight.detach()}, t.owner);
+}
+
+StepResult PipelineStrategy::eval_step(const Batch& batch) {
+  c10::InferenceMode inference;
+  torch::Tensor x = first_stage() ? batch.inputs : messages_->receive(stage_ - 1);
+  torch::Tensor output;
+  {
+    compat::AutocastScope autocast(device_.type(), step_->autocast());
+    output = run_layers(x, false);
+  }
+  StepResult result;
+  if (!last_stage()) {
+    messages_->send(output, stage_ + 1);
+    messages_->wait_for_sends();
+    result.loss = torch::zeros({}, torch::kFloat);
+    return result;
+  }
+  {
+    compat::AutocastScope autocast(device_.type(), step_->autocast());
+    result.loss = model_->loss(output, batch.targets).to(torch::kFloat);
+  }
+  result.predictions = output.argmax(-1);
+  return result;
+}
+
+void PipelineStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+
+// Every stage of a pipeline takes the same samples; the pipelines split them as ddp's ranks.
+torch::Tensor PipelineStrategy::shard_samples(const torch::Tensor& order, Split split) const {
+  if (split == Split::train)
+    return shard_for_rank(order, pipeline_index_, pipelines_, options_.drop_last);
+  return order.slice(0, pipeline_index_, order.size(0), pipelines_);
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,39 @@
+#include <gtest/gtest.h>
+
+#include "../partition.hpp"
+
+namespace runner::strategies {
+namespace {
+
+using Ranges = std::vector<LayerRange>;
+
+TEST(Partition, ByCountTheFirstStagesTakeTheRemainder) {
+  EXPECT_EQ(balance_by_count(14, 4), (Ranges{{0, 4}, {4, 8}, {8, 11}, {11, 14}}));
+  EXPECT_EQ(balance_by_count(2, 2), (Ranges{{0, 1}, {1, 2}}));
+}
+
+// GPT-2 small's layers: the embedding (39.4M), 12 blocks of 7.1M, the head (1536 of its own).
+TEST(Partition, ByWeightTheHeaviestStageIsAsLightAsCanBe) {
+  std::vector<double> gpt2{39.4, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1,
+                           7.1,  7.1, 7.1, 7.1, 7.1, 0.0015};
+  const Ranges two = balance_by_weight(gpt2, 2);
+  // The embedding and 3 blocks (60.7) against 9 blocks and the head (63.9); one block more
+  // on either side makes that side 67.8 or 71.0.
+  EXPECT_EQ(two, (Ranges{{0, 4}, {4, 14}}));
+  EXPECT_EQ(balance_by_weight({1, 1, 1, 1}, 2), (Ranges{{0, 2}, {2, 4}}));
+  EXPECT_EQ(balance_by_weight({5, 1, 1, 1, 1, 1}, 2), (Ranges{{0, 1}, {1, 6}}));
+}
+
+TEST(Partition, EveryStageGetsALayer) {
+  EXPECT_EQ(balance_by_weight({100, 0, 0}, 3), (Ranges{{0, 1}, {1, 2}, {2, 3}}));
+  try {
+    balance_by_count(3, 4);
+    FAIL() << "4 stages of 3 layers";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "4 pipeline stages need at least as many layers; the model lists 3");
+  }
+  EXPECT_THROW(balance_by_weight({1, 2}, 3), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace runner::strategies

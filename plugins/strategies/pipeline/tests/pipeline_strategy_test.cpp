@@ -1,0 +1,192 @@
+// pipeline against one process training on the whole batch: the same losses and weights with
+// either schedule, micro-batches and checkpointing, 2 or 3 stages, and 2 pipelines as
+// data-parallel replicas; on a model whose head reads the first layer's weight (tied).
+#include <gtest/gtest.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <mutex>
+
+#include "../pipeline_strategy.hpp"
+#include <runner_testing/in_process_ranks.hpp>
+#include <runner_testing/layered_model.hpp>
+
+namespace runner::testing {
+namespace {
+
+using strategies::PipelineOptions;
+using strategies::PipelineStrategy;
+using strategies::testing::LayeredModel;
+
+constexpr int kSteps = 30;
+constexpr int64_t kBatch = 16;
+
+Batch batch_of(int64_t step) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(900 + static_cast<uint64_t>(step));
+  return {torch::randn({kBatch, 6}, generator),
+          torch::randint(0, 3, {kBatch}, generator, torch::TensorOptions().dtype(torch::kInt64))};
+}
+
+// Pipeline p of `pipelines` takes every pipelines-th row from p, as the sampler shards.
+Batch rows_of(const Batch& global, int p, int pipelines) {
+  auto rows = torch::arange(p, global.inputs.size(0), pipelines);
+  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
+}
+
+std::shared_ptr<LayeredModel> seeded(uint64_t seed) {
+  static std::mutex generator;
+  std::lock_guard<std::mutex> lock(generator);
+  torch::manual_seed(seed);
+  return std::make_shared<LayeredModel>(0.0);
+}
+
+std::unique_ptr<torch::optim::Optimizer> adam(std::vector<torch::Tensor> params) {
+  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-2));
+}
+
+struct Trace {
+  std::vector<double> losses;
+  std::vector<torch::Tensor> weights;  // each parameter after training
+};
+
+Trace one_process() {
+  auto model = seeded(5);
+  auto optimizer = adam(model->parameters());
+  Trace trace;
+  for (int step = 0; step < kSteps; ++step) {
+    const Batch batch = batch_of(step);
+    optimizer->zero_grad();
+    torch::Tensor loss = model->loss(model->forward(batch.inputs), batch.targets);
+    loss.backward();
+    optimizer->step();
+    trace.losses.push_back(loss.item<double>());
+  }
+  for (const auto& p : model->parameters()) trace.weights.push_back(p.detach().clone());
+  return trace;
+}
+
+// The reporting ranks' mean loss per step, and each parameter from the rank whose stage owns it.
+Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}) {
+  const int pipelines = world / options.stages;
+  std::vector<std::vector<double>> losses(static_cast<size_t>(world));
+  std::vector<std::vector<torch::Tensor>> weights(static_cast<size_t>(world));
+  std::vector<bool> reports(static_cast<size_t>(world));
+  on_ranks(world, [&](int rank, distributed::RankConnection& c) {
+    auto model = seeded(rank == 0 ? 5 : 50 + static_cast<uint64_t>(rank));
+    PipelineStrategy pipeline(options);
+    StrategyContext context;
+    context.model = model;
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    context.techniques = techniques;
+    pipeline.setup(context);
+    EXPECT_EQ(pipeline.data_parallel_degree(world), pipelines);
+    const int p = rank / options.stages;
+    for (int step = 0; step < kSteps; ++step)
+      losses[static_cast<size_t>(rank)].push_back(
+          pipeline.train_step(rows_of(batch_of(step), p, pipelines)).loss.item<double>());
+    reports[static_cast<size_t>(rank)] = pipeline.reports_metrics();
+    for (const auto& w : model->parameters()) weights[static_cast<size_t>(rank)].push_back(w.detach().clone());
+  });
+  Trace trace;
+  trace.losses.assign(kSteps, 0.0);
+  for (int r = 0; r < world; ++r)
+    if (reports[static_cast<size_t>(r)])
+      for (int step = 0; step < kSteps; ++step)
+        trace.losses[static_cast<size_t>(step)] += losses[static_cast<size_t>(r)][static_cast<size_t>(step)] / pipelines;
+  // Pipeline 0's ranks: each parameter where it is whole (dropped weights hold no elements).
+  for (size_t i = 0; i < weights[0].size(); ++i) {
+    torch::Tensor whole;
+    for (int s = 0; s < options.stages; ++s)
+      if (weights[static_cast<size_t>(s)][i].numel() > 0) whole = weights[static_cast<size_t>(s)][i];
+    trace.weights.push_back(whole);
+  }
+  return trace;
+}
+
+void expect_same_training(const Trace& expected, const Trace& actual) {
+  for (size_t step = 0; step < expected.losses.size(); ++step)
+    ASSERT_NEAR(actual.losses[step], expected.losses[step], 1e-5 * std::abs(expected.losses[step]))
+        << "step " << step;
+  ASSERT_EQ(actual.weights.size(), expected.weights.size());
+  for (size_t i = 0; i < expected.weights.size(); ++i) {
+    ASSERT_TRUE(actual.weights[i].defined()) << "parameter " << i << " on no stage";
+    EXPECT_TRUE(torch::allclose(actual.weights[i], expected.weights[i], 1e-5, 1e-6))
+        << "parameter " << i;
+  }
+}
+
+PipelineOptions stages(int k, const std::string& schedule = "1f1b") {
+  PipelineOptions o;
+  o.stages = k;
+  o.schedule = schedule;
+  o.balance = "layers";
+  return o;
+}
+
+TEST(Pipeline, TwoStagesFollowOneProcessTrainingWithEitherSchedule) {
+  const Trace expected = one_process();
+  Techniques four;
+  four.micro_batches = 4;
+  for (const char* schedule : {"gpipe", "1f1b"}) {
+    SCOPED_TRACE(schedule);
+    expect_same_training(expected, on_pipeline(stages(2, schedule), 2));
+    expect_same_training(expected, on_pipeline(stages(2, schedule), 2, four));
+  }
+}
+
+// Three stages of one layer each: the head on the last reads the first's weight.
+TEST(Pipeline, ThreeStagesSumTheTiedWeightsGradientBetweenFirstAndLast) {
+  Techniques three;
+  three.micro_batches = 3;
+  expect_same_training(one_process(), on_pipeline(stages(3), 3, three));
+}
+
+TEST(Pipeline, CheckpointingAndMicroBatchesFollowOneProcessTraining) {
+  Techniques techniques;
+  techniques.micro_batches = 4;
+  techniques.checkpoint_layers = true;
+  expect_same_training(one_process(), on_pipeline(stages(2), 2, techniques));
+}
+
+TEST(Pipeline, TwoPipelinesAreDataParallelReplicas) {
+  Techniques two;
+  two.micro_batches = 2;
+  expect_same_training(one_process(), on_pipeline(stages(2), 4, two));
+}
+
+TEST(Pipeline, ClippingStaysGlobalOverTheStages) {
+  Techniques clipped;
+  clipped.micro_batches = 2;
+  clipped.grad_clip_norm = 0.05;  // below the gradients' norm: every step clips
+  auto model = seeded(5);
+  auto optimizer = adam(model->parameters());
+  strategies::TrainingStep step(model, model->parameters(), clipped, torch::kCPU,
+                                std::make_shared<StepMeter>());
+  Trace expected;
+  for (int s = 0; s < kSteps; ++s)
+    expected.losses.push_back(step.run(batch_of(s), *optimizer).loss.item<double>());
+  for (const auto& p : model->parameters()) expected.weights.push_back(p.detach().clone());
+  expect_same_training(expected, on_pipeline(stages(3), 3, clipped));
+}
+
+TEST(Pipeline, StagesThatDoNotDivideTheRanksAreRefused) {
+  on_ranks(3, [](int, distributed::RankConnection& c) {
+    PipelineStrategy pipeline(stages(2));
+    StrategyContext context;
+    context.model = seeded(5);
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    try {
+      pipeline.setup(context);
+      ADD_FAILURE() << "2 stages on 3 ranks";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("strategy.stages = 2 does not divide the 3 ranks"),
+                std::string::npos) << e.what();
+    }
+    c.communicator->barrier();  // no rank leaves while another still connects
+  });
+}
+
+}  // namespace
+}  // namespace runner::testing
