@@ -31,6 +31,8 @@ class StepMeter {
   virtual void forward_ends() {}
   virtual void backward_ends() {}
   virtual void step_ends() {}  // after the optimizer
+  // Time a step spent waiting for another rank's data (a pipeline stage's receives).
+  virtual void waited(double seconds) { (void)seconds; }
 };
 
 struct StrategyContext {

@@ -15,6 +15,7 @@ struct PhaseTotals {
   // what autograd keeps for backward, plus the outputs and loss (small). 0 when the device
   // has no allocation count.
   double activation_bytes = 0;
+  double wait_s = 0;  // the strategy's waits for other ranks' data (StepMeter::waited)
 };
 
 class HostStepMeter : public StepMeter {
@@ -25,6 +26,7 @@ class HostStepMeter : public StepMeter {
   void forward_ends() override;
   void backward_ends() override;
   void step_ends() override;
+  void waited(double seconds) override { totals_.wait_s += seconds; }
 
   // The totals since the last call, which starts new ones.
   PhaseTotals take();

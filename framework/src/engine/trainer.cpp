@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "engine/mfu.hpp"
 #include "engine/passes.hpp"
@@ -62,6 +63,8 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   record.activation_memory_bytes = phases.activation_bytes;
   record.skipped_steps = static_cast<double>(train.skipped_steps);
   record.loss_scale = train.loss_scale;
+  const std::vector<double> waits = per_rank(s, phases.wait_s / std::max(1e-9, train_s));
+  record.bubble_fraction = std::accumulate(waits.begin(), waits.end(), 0.0) / static_cast<double>(waits.size());
   record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
   s.writer.append_epoch(record);
   s.writer.append_steps(train.steps);

@@ -21,7 +21,8 @@ const RecordLayout<EpochRecord>& epoch_layout() {
        {"optimizer_s", &EpochRecord::optimizer_s},
        {"activation_memory_bytes", &EpochRecord::activation_memory_bytes},
        {"skipped_steps", &EpochRecord::skipped_steps},
-       {"loss_scale", &EpochRecord::loss_scale}}};
+       {"loss_scale", &EpochRecord::loss_scale},
+       {"bubble_fraction", &EpochRecord::bubble_fraction}}};
   return layout;
 }
 

@@ -48,6 +48,10 @@ struct EpochRecord {
   // fp16's loss scaling: steps skipped for overflowing gradients, and the scale at the end
   // of the epoch (0 without loss scaling). Files before runner 0.2.0 have neither.
   double skipped_steps = 0, loss_scale = 0;
+  // The share of the training pass the ranks spent waiting for another rank's data inside a
+  // step (a pipeline's idle stages), the mean over the ranks; 0 when the strategy does not
+  // say. Absent in files before runner 0.3.0.
+  double bubble_fraction = 0;
 };
 
 struct StepRecord {

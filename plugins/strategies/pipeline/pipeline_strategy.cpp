@@ -3,6 +3,7 @@
 #include <runner/strategies/checkpoint.hpp>
 #include <runner/strategies/micro_batches.hpp>
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -155,11 +156,19 @@ torch::Tensor PipelineStrategy::run_layers(const torch::Tensor& x, bool checkpoi
   return h;
 }
 
+// A training step's receive: the time it waited is the stage's share of the bubble.
+torch::Tensor PipelineStrategy::timed_receive(int from) {
+  const auto start = std::chrono::steady_clock::now();
+  torch::Tensor received = messages_->receive(from);
+  meter_->waited(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return received;
+}
+
 void PipelineStrategy::forward(int micro, const std::vector<MicroBatch>& micro_batches,
                                StepResult& result, std::vector<torch::Tensor>& predictions) {
   const MicroBatch& mb = micro_batches[static_cast<size_t>(micro)];
   InFlight& slot = in_flight_[static_cast<size_t>(micro)];
-  slot.input = first_stage() ? mb.batch.inputs : messages_->receive(stage_ - 1);
+  slot.input = first_stage() ? mb.batch.inputs : timed_receive(stage_ - 1);
   if (slot.input.is_floating_point()) slot.input.requires_grad_(true);
   meter_->forward_begins();
   {
@@ -184,7 +193,7 @@ void PipelineStrategy::backward(int micro) {
   if (last_stage()) {
     step_->loss_for_backward(slot.output).backward();
   } else {
-    const torch::Tensor grad = messages_->receive(stage_ + 1);
+    const torch::Tensor grad = timed_receive(stage_ + 1);
     torch::autograd::backward({slot.output}, {grad});
   }
   meter_->backward_ends();

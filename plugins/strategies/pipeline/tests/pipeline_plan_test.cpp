@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "../pipeline_plan.hpp"
+
+namespace runner::testing {
+namespace {
+
+// 4 layers of 1000 parameters, each holding 100 bytes per sample and passing on 10.
+PlanInput four_layers(int ranks, int micro_batches) {
+  PlanInput input;
+  input.model.parameters = 4000;
+  for (int i = 0; i < 4; ++i) {
+    LayerEstimate layer;
+    layer.parameters = 1000;
+    layer.held_bytes = 100;
+    layer.output_bytes = 10;
+    input.model.layers.push_back(layer);
+  }
+  input.model.loss_bytes = 7;
+  input.world_size = ranks;
+  input.batch_size = 8 * ranks / 2;  // 8 samples per pipeline
+  input.techniques.micro_batches = micro_batches;
+  input.optimizer_states_per_parameter = 2;
+  return input;
+}
+
+Options pipeline(const std::string& schedule) {
+  Options o("strategy");
+  o.set("stages", int64_t{2});
+  o.set("schedule", schedule);
+  o.set("balance", std::string("layers"));
+  return o;
+}
+
+// 1F1B keeps k - s micro-batches in flight on stage s, GPipe all m; micro-batches of 2.
+TEST(PipelinePlan, EachStageHoldsItsLayersAndTheMicroBatchesItsScheduleKeeps) {
+  const RunPlan f1b = strategies::plan_pipeline(pipeline("1f1b"), four_layers(2, 4));
+  ASSERT_EQ(f1b.ranks.size(), 2u);
+  EXPECT_EQ(f1b.micro_batch_size, 2);
+  EXPECT_EQ(f1b.data_parallel_degree, 1);
+  const MemoryPlan first = f1b.ranks[0], last = f1b.ranks[1];
+  EXPECT_DOUBLE_EQ(first.parameters, 4.0 * 2000);
+  EXPECT_DOUBLE_EQ(first.optimizer_state, 4.0 * (2 * 2000 + 1000));
+  EXPECT_DOUBLE_EQ(first.activations, 2 * 2 * (100 + 100));        // 2 in flight
+  EXPECT_DOUBLE_EQ(last.activations, 1 * 2 * (100 + 100) + 2 * 7 * 2);  // 1, and the loss
+  EXPECT_DOUBLE_EQ(first.buffers, 2 * 10 * 2);                        // messages out
+  const RunPlan gpipe = strategies::plan_pipeline(pipeline("gpipe"), four_layers(2, 4));
+  EXPECT_DOUBLE_EQ(gpipe.ranks[0].activations, 4 * 2 * (100 + 100));
+}
+
+TEST(PipelinePlan, TwoPipelinesShareTheBatchAndRepeatTheStages) {
+  const RunPlan plan = strategies::plan_pipeline(pipeline("1f1b"), four_layers(4, 2));
+  ASSERT_EQ(plan.ranks.size(), 4u);
+  EXPECT_EQ(plan.data_parallel_degree, 2);
+  EXPECT_DOUBLE_EQ(plan.ranks[2].total(), plan.ranks[0].total());
+  EXPECT_DOUBLE_EQ(plan.ranks[3].total(), plan.ranks[1].total());
+}
+
+}  // namespace
+}  // namespace runner::testing

@@ -1,0 +1,42 @@
+// A rank of a sharded run killed mid-step: every rank ends within the timeout, and the run is
+// recorded failed naming the rank, as with ddp.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+class KilledZeroRank : public ::testing::TestWithParam<int> {};
+
+TEST_P(KilledZeroRank, EndsTheRunNamingIt) {
+  const std::string dir = scratch_dir("killed_zero_" + std::to_string(GetParam()));
+  std::string text = blobs_experiment(
+      dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\n"
+                     "name = \"zero\"\nworld_size = 2\ntimeout_s = 20\nstage = " +
+                         std::to_string(GetParam()) + "\n");
+  text.replace(text.find("name = \"linear_probe\"\n"), 22,
+               "name = \"linear_probe\"\nfail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
+  write_file(dir + "/exp.toml", text);
+  const auto start = std::chrono::steady_clock::now();
+  const Output out = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_EQ(out.exit_code, 5) << out.err;
+  EXPECT_NE(out.err.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos) << out.err;
+  const auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::failed);
+  EXPECT_EQ(runs[0].error, "rank 1 was killed by signal 9 (SIGKILL)");
+  const std::string pattern = "[" + dir.substr(0, 1) + "]" + dir.substr(1) + "/exp.toml";
+  EXPECT_NE(std::system(("pgrep -f '" + pattern + "' >/dev/null").c_str()), 0)
+      << "a rank outlived the launcher";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, KilledZeroRank, ::testing::Values(2, 3));
+
+}  // namespace
+}  // namespace runner::testing
