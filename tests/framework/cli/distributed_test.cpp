@@ -240,7 +240,7 @@ TEST(Distributed, APortInUseIsNamed) {
   HeldPort held;
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"),
                           "MASTER_PORT=" + std::to_string(held.port()));
-  EXPECT_NE(out.exit_code, 0);
+  EXPECT_EQ(out.exit_code, 5) << "a runtime error, not a config or plugin one\n" << out.err;
   EXPECT_NE(out.err.find("port " + std::to_string(held.port()) + " is in use"), std::string::npos)
       << out.err;
 }
