@@ -147,6 +147,8 @@ def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=ROOT / "build",
                         help="a configured build tree with RUNNER_BUILD_TESTS=ON (default: build)")
+    parser.add_argument("--mutants", type=Path, default=MUTANTS,
+                        help="the list of mutants (default: mutants.toml beside this script)")
     parser.add_argument("--only", default="", help="regular expression: run the mutants it names")
     parser.add_argument("--list", action="store_true", help="list the mutants and check their text")
     parser.add_argument("--jobs", type=int, default=2, help="ninja's parallel jobs (default 2)")
@@ -169,7 +171,7 @@ def list_mutants(mutants):
 def main():
     args = parse_arguments()
     args.build = args.build.resolve()
-    mutants = [m for m in load_mutants(MUTANTS) if re.search(args.only, m.name)]
+    mutants = [m for m in load_mutants(args.mutants) if re.search(args.only, m.name)]
     if args.list:
         return list_mutants(mutants)
     signal.signal(signal.SIGTERM, raise_on_terminate)
