@@ -44,15 +44,17 @@ void DdpStrategy::sync_buffers_before_forward() {
 }
 
 // Floating buffers (BatchNorm's running statistics) become the mean over the ranks; counters
-// such as num_batches_tracked are the same on every rank already.
+// such as num_batches_tracked are the same on every rank already. One buffer per all-reduce:
+// c10d's allreduce takes a list as copies of one tensor on several devices and sums them all,
+// so running_mean and running_var reduced in one call would become one sum.
 void DdpStrategy::average_buffers_after_step() {
   if (options_.buffers != "average") return;
-  std::vector<torch::Tensor> floating;
-  for (const auto& b : buffers_)
-    if (b.is_floating_point()) floating.push_back(b.detach());
-  if (floating.empty()) return;
-  communicator_->all_reduce_sum(floating);
-  for (auto& b : floating) b.div_(communicator_->world_size());
+  for (const auto& b : buffers_) {
+    if (!b.is_floating_point()) continue;
+    torch::Tensor buffer = b.detach();
+    communicator_->all_reduce_sum({buffer});
+    buffer.div_(communicator_->world_size());
+  }
 }
 
 // Micro-batches before the last accumulate locally; the last one's backward reduces the sum

@@ -29,6 +29,14 @@ TEST(CheckOpCommand, GeluMatchesAtenInEveryForm) {
   EXPECT_EQ(in_double.exit_code, 0) << in_double.out;
 }
 
+TEST(CheckOpCommand, AnOpThatDisagreesWithItsReferenceIsExitOne) {
+  Output o = run_runner("--plugin-path " + fixture_plugins() +
+                        " check-op fixture_off_by_one --shapes 3x5 --repeat 1");
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_TRUE(contains(o.out, "FAILED")) << o.out;
+  EXPECT_TRUE(contains(o.out, "check-op fixture_off_by_one: FAILED")) << o.out;
+}
+
 TEST(CheckOpCommand, AnUnknownOpIsAConfigErrorListingTheKnownOnes) {
   Output o = run_runner("check-op gleu");
   EXPECT_EQ(o.exit_code, 2);

@@ -41,8 +41,12 @@ TEST(Cli, DescribeAnUnknownComponentSuggestsTheClosest) {
   Output o = run_runner("describe model/lenett5");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_TRUE(contains(o.err, "did you mean 'lenet5'")) << o.err;
-  EXPECT_EQ(run_runner("describe lenet5").exit_code, 2);
-  EXPECT_EQ(run_runner("describe widget/lenet5").exit_code, 2);
+  Output no_kind = run_runner("describe lenet5");
+  EXPECT_EQ(no_kind.exit_code, 2);
+  EXPECT_TRUE(contains(no_kind.err, "`runner describe lenet5`: expected KIND/NAME")) << no_kind.err;
+  Output unknown_kind = run_runner("describe widget/lenet5");
+  EXPECT_EQ(unknown_kind.exit_code, 2);
+  EXPECT_TRUE(contains(unknown_kind.err, "unknown kind 'widget'")) << unknown_kind.err;
 }
 
 TEST(Cli, DryRunPrintsResolvedRunsAndTrainsNothing) {

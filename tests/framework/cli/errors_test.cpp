@@ -29,9 +29,17 @@ TEST(CliErrors, AnUnknownKeyIsExitTwoWithItsPlace) {
 }
 
 TEST(CliErrors, BadCommandLinesAreExitTwo) {
-  EXPECT_EQ(run_runner("/no/such/experiment.toml").exit_code, 2);
-  EXPECT_EQ(run_runner("--no-such-flag x.toml").exit_code, 2);
-  EXPECT_EQ(run_runner("").exit_code, 2);
+  Output missing = run_runner("/no/such/experiment.toml");
+  EXPECT_EQ(missing.exit_code, 2);
+  expect_short_error(missing);
+  EXPECT_TRUE(contains(missing.err, "/no/such/experiment.toml")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, "does not exist")) << missing.err;
+  Output flag = run_runner("--no-such-flag x.toml");
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_TRUE(contains(flag.err, "--no-such-flag")) << flag.err;
+  Output nothing = run_runner("");
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_TRUE(contains(nothing.err, "Usage")) << "the help, to say what is missing\n" << nothing.err;
   Output o = run_runner("--plugin-path /no/such/folder plugins");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_TRUE(contains(o.err, "/no/such/folder")) << o.err;

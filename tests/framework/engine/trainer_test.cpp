@@ -94,7 +94,11 @@ TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
     train(registry, blobs_experiment(augment));
     FAIL() << "blobs samples are vectors, not images";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("augment"), std::string::npos) << e.what();
+    // The blobs fixture's samples are vectors of dataset.dim = 4 features.
+    EXPECT_NE(std::string(e.what()).find("[[dataset.augment]] transforms images (C, H, W), but "
+                                         "the dataset's samples have shape (4)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -8,6 +8,7 @@
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
+#include "runner_testing/error_message.hpp"
 
 namespace runner::results {
 namespace {
@@ -230,14 +231,19 @@ TEST(ResultsFile, WritingASecondSummaryIsABug) {
   const std::string path = folder.file("twice.h5");
   auto run = ResultsFile::open(path)->begin_run(sample_header("a"));
   run->write_summary(sample_summary());
-  EXPECT_THROW(run->write_summary(sample_summary()), RunError);
+  const std::string message =
+      runner::testing::message_of<RunError>([&] { run->write_summary(sample_summary()); });
+  EXPECT_NE(message.find("the summary of run " + run->group_name() + " is written twice"),
+            std::string::npos)
+      << message;
 }
 
 TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   for (Status status : {Status::running, Status::completed, Status::failed, Status::skipped})
     EXPECT_EQ(status_from_name(status_name(status)), status);
   EXPECT_STREQ(status_name(Status::skipped), "skipped");
-  EXPECT_THROW(status_from_name("finished"), DataError);
+  const std::string message = runner::testing::message_of<DataError>([] { status_from_name("finished"); });
+  EXPECT_NE(message.find("unknown run status 'finished'"), std::string::npos) << message;
 }
 
 }  // namespace

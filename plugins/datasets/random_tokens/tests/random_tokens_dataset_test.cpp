@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 #include <runner/plugin.hpp>
+#include <runner_testing/error_message.hpp>
 
 #include <cmath>
 #include <thread>
@@ -120,8 +121,13 @@ TEST(RandomTokens, TokenFrequenciesAreUniform) {
 
 TEST(RandomTokens, AnIndexOutsideTheSplitIsRefused) {
   RandomTokensDataset data(small_options(), 1);
-  EXPECT_THROW(tokens(data, Split::test, {20}), runner::RunError);
-  EXPECT_THROW(tokens(data, Split::train, {-1}), runner::RunError);
+  const std::string past_the_end =
+      runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::test, {20}); });
+  EXPECT_NE(past_the_end.find("index 20 of a test split of 20"), std::string::npos)
+      << past_the_end;
+  const std::string negative =
+      runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::train, {-1}); });
+  EXPECT_NE(negative.find("index -1 of a train split of 50"), std::string::npos) << negative;
 }
 
 TEST(RandomTokens, RegistersItsKeysWithTheirDefaultsAndRanges) {

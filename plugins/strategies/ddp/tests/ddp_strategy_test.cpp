@@ -109,12 +109,39 @@ TEST(Ddp, SmallBucketsGiveTheSameSteps) {
                                 1e-7));
 }
 
-TEST(Ddp, AveragedBuffersAreTheSameOnEveryRank) {
+// Writes `flat` (as flat_parameters gives it) into the model's parameters.
+void load_flat_parameters(Model& model, const torch::Tensor& flat) {
+  torch::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (auto& p : model.parameters()) {
+    p.copy_(flat.slice(0, at, at + p.numel()).view_as(p));
+    at += p.numel();
+  }
+}
+
+// The running mean one BatchNorm in training mode leaves after a forward over `rank`'s rows of
+// step `step`'s batch, starting from the parameters and running mean the ranks held after the
+// step before: torch's own BatchNorm, independent of the strategy's communication.
+torch::Tensor running_mean_alone(const RankRecord& before, int step, int rank) {
+  auto alone = seeded_model(7, true);
+  load_flat_parameters(*alone, before.parameters[step - 1]);
+  torch::NoGradGuard no_grad;
+  alone->named_buffers()["norm.running_mean"].copy_(before.buffers[step - 1]);
+  alone->forward(rows_of(batch_of(step), rank, kWorld).inputs);
+  return alone->named_buffers()["norm.running_mean"].clone();
+}
+
+TEST(Ddp, AveragedBuffersAreTheMeanOfWhatEachRankComputesAlone) {
   DdpOptions average;
   average.buffers = "average";
   auto records = train_on_ranks(average, true);
-  for (int step = 0; step < kSteps; ++step)
-    EXPECT_TRUE(torch::allclose(records[0].buffers[step], records[1].buffers[step], 0, 1e-7));
+  for (int step = 1; step < kSteps; ++step) {
+    EXPECT_TRUE(torch::allclose(records[0].buffers[step], records[1].buffers[step], 0, 1e-7))
+        << "step " << step;
+    const torch::Tensor mean =
+        (running_mean_alone(records[0], step, 0) + running_mean_alone(records[0], step, 1)) / 2;
+    EXPECT_TRUE(torch::allclose(records[0].buffers[step], mean, 1e-5, 1e-6)) << "step " << step;
+  }
 }
 
 TEST(Ddp, BroadcastBuffersFollowRankZero) {
@@ -127,6 +154,16 @@ TEST(Ddp, BroadcastBuffersFollowRankZero) {
   alone->forward(rows_of(batch_of(0), 0, kWorld).inputs);
   EXPECT_TRUE(torch::allclose(alone->named_buffers()["norm.running_mean"], records[0].buffers[0],
                               0, 1e-7));
+  // Later, setup's broadcast is long past: each step must copy rank 0's statistics in again
+  // before rank 1 adds its own rows to them.
+  for (int step = 1; step < kSteps; ++step) {
+    EXPECT_TRUE(torch::allclose(records[1].buffers[step], running_mean_alone(records[0], step, 1),
+                                1e-5, 1e-6))
+        << "step " << step;
+    EXPECT_FALSE(torch::allclose(records[1].buffers[step], running_mean_alone(records[1], step, 1),
+                                 1e-5, 1e-6))
+        << "rank 1 kept its own statistics at step " << step;
+  }
 }
 
 TEST(Ddp, TrainingShardsAreDisjointPaddedAndEqual) {

@@ -36,8 +36,11 @@ TEST(SingleStrategy, ATrainStepAppliesOneGradientStep) {
   EXPECT_DOUBLE_EQ(first.loss.item<double>(), 5.0);
   EXPECT_DOUBLE_EQ(model->w.item<double>(), 1.0);
   EXPECT_FALSE(first.loss.requires_grad());
+  // At w = 1 the loss is 0 and so is its gradient: w stays. Had the first step's gradient of 10
+  // stayed in place, w would become 1 - 0.1 * 10 = 0.
   StepResult second = strategy.train_step(batch);
-  EXPECT_DOUBLE_EQ(second.loss.item<double>(), 0.0) << "gradients do not accumulate";
+  EXPECT_DOUBLE_EQ(second.loss.item<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(model->w.item<double>(), 1.0) << "gradients do not accumulate over steps";
 }
 
 TEST(SingleStrategy, EvalStepLeavesParametersAndBuildsNoGraph) {
