@@ -1,5 +1,7 @@
 #include "ddp_strategy.hpp"
 
+#include <runner/strategies/data_parallel.hpp>
+
 namespace runner::strategies {
 
 DdpOptions DdpOptions::from(const Options& options) {
@@ -18,22 +20,13 @@ void DdpStrategy::setup(const StrategyContext& context) {
   for (const auto& p : model_->parameters())
     if (p.requires_grad()) parameters_.push_back(p);
   for (const auto& b : model_->buffers()) buffers_.push_back(b);
-  broadcast_state();
+  broadcast_from_rank_zero(*model_, *communicator_);
   optimizer_ = context.make_optimizer(parameters_);
   const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
   buckets_ = std::make_unique<GradientBuckets>(parameters_, bucket_bytes, communicator_,
                                                options_.overlap);
   step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
                                          context.meter);
-}
-
-// Replicas start identical: whatever each rank's initialization drew, rank 0's wins.
-void DdpStrategy::broadcast_state() {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> state;
-  for (const auto& p : model_->parameters()) state.push_back(p.detach());
-  for (const auto& b : buffers_) state.push_back(b.detach());
-  communicator_->broadcast(state, 0);
 }
 
 void DdpStrategy::sync_buffers_before_forward() {
@@ -78,12 +71,9 @@ StepResult DdpStrategy::eval_step(const Batch& batch) { return step_->evaluate(b
 
 void DdpStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
 
-// Training: DistributedSampler's shard (equal counts on every rank, so every rank takes the
-// same number of steps). Testing: each sample once, so the summed metrics are exact.
 torch::Tensor DdpStrategy::shard_samples(const torch::Tensor& order, Split split) const {
-  const int rank = communicator_->rank(), world = communicator_->world_size();
-  if (split == Split::train) return shard_for_rank(order, rank, world, options_.drop_last);
-  return order.slice(0, rank, order.size(0), world);
+  return replica_samples(order, split, communicator_->rank(), communicator_->world_size(),
+                         options_.drop_last);
 }
 
 }  // namespace runner::strategies

@@ -33,7 +33,6 @@ class DdpStrategy : public Strategy {
   const GradientBuckets& buckets() const { return *buckets_; }
 
  private:
-  void broadcast_state();
   void sync_buffers_before_forward();
   void average_buffers_after_step();
 

@@ -1,6 +1,7 @@
 #include "pipeline_strategy.hpp"
 
 #include <runner/strategies/checkpoint.hpp>
+#include <runner/strategies/data_parallel.hpp>
 #include <runner/strategies/micro_batches.hpp>
 
 #include <chrono>
@@ -62,13 +63,7 @@ void PipelineStrategy::setup(const StrategyContext& context) {
   const LayerRange mine = ranges_[static_cast<size_t>(stage_)];
   layers_.assign(layers.begin() + static_cast<std::ptrdiff_t>(mine.begin),
                  layers.begin() + static_cast<std::ptrdiff_t>(mine.end));
-  {  // every pipeline starts from rank 0's weights
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> state;
-    for (const auto& p : model_->parameters()) state.push_back(p.detach());
-    for (const auto& b : model_->buffers()) state.push_back(b.detach());
-    world_->broadcast(state, 0);
-  }
+  broadcast_from_rank_zero(*model_, *world_);
   make_groups();
   tie_weights();
   place_layers(context.device);
@@ -277,9 +272,7 @@ void PipelineStrategy::set_learning_rate(double lr) { strategies::set_learning_r
 
 // Every stage of a pipeline takes the same samples; the pipelines split them as ddp's ranks.
 torch::Tensor PipelineStrategy::shard_samples(const torch::Tensor& order, Split split) const {
-  if (split == Split::train)
-    return shard_for_rank(order, pipeline_index_, pipelines_, options_.drop_last);
-  return order.slice(0, pipeline_index_, order.size(0), pipelines_);
+  return replica_samples(order, split, pipeline_index_, pipelines_, options_.drop_last);
 }
 
 }  // namespace runner::strategies

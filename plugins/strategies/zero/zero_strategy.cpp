@@ -1,5 +1,7 @@
 #include "zero_strategy.hpp"
 
+#include <runner/strategies/data_parallel.hpp>
+
 #include <unordered_map>
 
 namespace runner::strategies {
@@ -33,7 +35,7 @@ void ZeroStrategy::setup(const StrategyContext& context) {
   model_->to(context.device);
   communicator_ = context.communicator;
   check_layers_for_checkpointing(*model_, context.techniques);
-  broadcast_state();
+  broadcast_from_rank_zero(*model_, *communicator_);
   const std::vector<torch::Tensor> parameters = trainable(*model_);
   if (stage() == ZeroStage::parameters)
     make_layer_units(parameters);
@@ -57,15 +59,6 @@ void ZeroStrategy::setup(const StrategyContext& context) {
     };
   step_ = std::make_unique<TrainingStep>(model_, masters, context.techniques, context.device,
                                          context.meter, forward);
-}
-
-// Replicas start identical: whatever each rank's initialization drew, rank 0's wins.
-void ZeroStrategy::broadcast_state() {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> state;
-  for (const auto& p : model_->parameters()) state.push_back(p.detach());
-  for (const auto& b : model_->buffers()) state.push_back(b.detach());
-  communicator_->broadcast(state, 0);
 }
 
 // Stages 1 and 2: the parameters in reverse order (about the order backward produces their
@@ -166,12 +159,9 @@ void ZeroStrategy::gather_parameters() {
   if (gathering_) gathering_->gather_all();
 }
 
-// Training: DistributedSampler's shard (equal counts on every rank, so every rank takes the
-// same number of steps). Testing: each sample once, so the summed metrics are exact.
 torch::Tensor ZeroStrategy::shard_samples(const torch::Tensor& order, Split split) const {
-  const int rank = communicator_->rank(), world = communicator_->world_size();
-  if (split == Split::train) return shard_for_rank(order, rank, world, options_.drop_last);
-  return order.slice(0, rank, order.size(0), world);
+  return replica_samples(order, split, communicator_->rank(), communicator_->world_size(),
+                         options_.drop_last);
 }
 
 }  // namespace runner::strategies

@@ -44,7 +44,6 @@ class ZeroStrategy : public Strategy {
 
  private:
   ZeroStage stage() const { return static_cast<ZeroStage>(options_.stage); }
-  void broadcast_state();
   void make_buckets(const std::vector<torch::Tensor>& parameters);
   void make_layer_units(const std::vector<torch::Tensor>& parameters);
   std::vector<ShardedUnit*> reduction_order() const;

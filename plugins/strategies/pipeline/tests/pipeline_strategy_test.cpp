@@ -3,10 +3,6 @@
 // data-parallel replicas; on a model whose head reads the first layer's weight (tied).
 #include <gtest/gtest.h>
 
-#include <ATen/CPUGeneratorImpl.h>
-
-#include <mutex>
-
 #include "../pipeline_strategy.hpp"
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
@@ -16,32 +12,18 @@ namespace {
 
 using strategies::PipelineOptions;
 using strategies::PipelineStrategy;
+using strategies::testing::adam;
+using strategies::testing::batch_from_seed;
 using strategies::testing::LayeredModel;
+using strategies::testing::rows_of;
 
 constexpr int kSteps = 30;
-constexpr int64_t kBatch = 16;
 
-Batch batch_of(int64_t step) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(900 + static_cast<uint64_t>(step));
-  return {torch::randn({kBatch, 6}, generator),
-          torch::randint(0, 3, {kBatch}, generator, torch::TensorOptions().dtype(torch::kInt64))};
-}
+Batch batch_of(int64_t step) { return batch_from_seed(900 + static_cast<uint64_t>(step)); }
 
-// Pipeline p of `pipelines` takes every pipelines-th row from p, as the sampler shards.
-Batch rows_of(const Batch& global, int p, int pipelines) {
-  auto rows = torch::arange(p, global.inputs.size(0), pipelines);
-  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
-}
-
+// Without dropout: the stages' and the one process's steps must be the same.
 std::shared_ptr<LayeredModel> seeded(uint64_t seed) {
-  static std::mutex generator;
-  std::lock_guard<std::mutex> lock(generator);
-  torch::manual_seed(seed);
-  return std::make_shared<LayeredModel>(0.0);
-}
-
-std::unique_ptr<torch::optim::Optimizer> adam(std::vector<torch::Tensor> params) {
-  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-2));
+  return strategies::testing::seeded<LayeredModel>(seed, 0.0);
 }
 
 struct Trace {

@@ -2,9 +2,6 @@
 // every stage, with micro-batches and checkpointing, on a model with layers and a tied weight.
 #include <gtest/gtest.h>
 
-#include <ATen/CPUGeneratorImpl.h>
-
-#include <mutex>
 #include <unordered_set>
 
 #include "../zero_strategy.hpp"
@@ -16,38 +13,24 @@ namespace {
 
 using strategies::ZeroOptions;
 using strategies::ZeroStrategy;
+using strategies::testing::adam;
+using strategies::testing::batch_from_seed;
 using strategies::testing::LayeredModel;
 using strategies::testing::Opaque;
+using strategies::testing::rows_of;
+using strategies::testing::seeded;
 
 constexpr int kSteps = 50;
-constexpr int64_t kBatch = 16;
 
-// (16, 6) inputs and (16) classes of step `step`: the same on every call and every thread.
-Batch batch_of(int64_t step) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(500 + static_cast<uint64_t>(step));
-  return {torch::randn({kBatch, 6}, generator),
-          torch::randint(0, 3, {kBatch}, generator, torch::TensorOptions().dtype(torch::kInt64))};
-}
+Batch batch_of(int64_t step) { return batch_from_seed(500 + static_cast<uint64_t>(step)); }
 
-// This rank's rows: every world-th from `rank`, as the sampler shards.
-Batch rows_of(const Batch& global, int rank, int world) {
-  auto rows = torch::arange(rank, global.inputs.size(0), world);
-  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
-}
-
+// Without dropout: the ranks' and the one process's steps must be the same.
 template <typename M>
-std::shared_ptr<M> seeded(uint64_t seed) {
-  static std::mutex generator;  // ranks are threads: the global generator is shared
-  std::lock_guard<std::mutex> lock(generator);
-  torch::manual_seed(seed);
+std::shared_ptr<M> model_of(uint64_t seed) {
   if constexpr (std::is_same_v<M, LayeredModel>)
-    return std::make_shared<M>(0.0);
+    return seeded<M>(seed, 0.0);
   else
-    return std::make_shared<M>();
-}
-
-std::unique_ptr<torch::optim::Optimizer> adam(std::vector<torch::Tensor> params) {
-  return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-2));
+    return seeded<M>(seed);
 }
 
 torch::Tensor flat(Model& model) {
@@ -65,7 +48,7 @@ struct Trace {
 // One process, plain LibTorch, on the whole batch.
 template <typename M>
 Trace one_process() {
-  auto model = seeded<M>(3);
+  auto model = model_of<M>(3);
   auto optimizer = adam(model->parameters());
   Trace trace;
   trace.initial = flat(*model);
@@ -87,7 +70,7 @@ Trace on_zero(ZeroOptions options, Techniques techniques = {}, int world = 2) {
   std::vector<Trace> traces(static_cast<size_t>(world));
   on_ranks(world, [&](int rank, distributed::RankConnection& c) {
     // Different initializations: setup must give every rank rank 0's.
-    auto model = seeded<M>(rank == 0 ? 3 : 100 + static_cast<uint64_t>(rank));
+    auto model = model_of<M>(rank == 0 ? 3 : 100 + static_cast<uint64_t>(rank));
     ZeroStrategy zero(options);
     StrategyContext context;
     context.model = model;
@@ -205,14 +188,14 @@ double model_state_bytes(Model& model, torch::optim::Optimizer& optimizer) {
 TEST(Zero, ModelStateBytesPerParameterFollowTheStages) {
   for (int s : {1, 2, 3}) {
     on_ranks(2, [&](int rank, distributed::RankConnection& c) {
-      auto model = seeded<LayeredModel>(3);
+      auto model = model_of<LayeredModel>(3);
       const double parameters = static_cast<double>(flat(*model).numel());
       ZeroStrategy zero(stage(s));
       StrategyContext context;
       context.model = model;
       torch::optim::Optimizer* optimizer = nullptr;
       context.make_optimizer = [&optimizer](std::vector<torch::Tensor> params) {
-        auto made = adam(std::move(params));
+        auto made = adam(params);
         optimizer = made.get();
         return made;
       };
@@ -234,7 +217,7 @@ TEST(Zero, ModelStateBytesPerParameterFollowTheStages) {
 
 TEST(Zero, StageThreeKeepsNoWholeParametersBetweenSteps) {
   on_ranks(2, [](int rank, distributed::RankConnection& c) {
-    auto model = seeded<LayeredModel>(3);
+    auto model = model_of<LayeredModel>(3);
     ZeroStrategy zero(stage(3));
     StrategyContext context;
     context.model = model;

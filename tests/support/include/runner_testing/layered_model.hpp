@@ -3,9 +3,11 @@
 // must route a gradient to a parameter another layer owns.
 #pragma once
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <runner/runner.hpp>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace runner::strategies::testing {
@@ -63,6 +65,29 @@ class Opaque : public Model {
   double forward_flops_per_sample() const override { return 0; }
   torch::nn::Linear linear_{nullptr};
 };
+
+// (n, 6) inputs and (n) classes from a generator of their own seeded `seed`: the same on every
+// call and every thread (ranks are threads in the tests; the global generator is shared).
+inline Batch batch_from_seed(uint64_t seed, int64_t n = 16) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return {torch::randn({n, 6}, generator),
+          torch::randint(0, 3, {n}, generator, torch::TensorOptions().dtype(torch::kInt64))};
+}
+
+// Replica r of `replicas`: every replicas-th row from r, as the sampler shards.
+inline Batch rows_of(const Batch& global, int replica, int replicas) {
+  auto rows = torch::arange(replica, global.inputs.size(0), replicas);
+  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
+}
+
+// A model M made after seeding the global generator with `seed`, which is locked meanwhile.
+template <typename M, typename... Args>
+std::shared_ptr<M> seeded(uint64_t seed, Args&&... args) {
+  static std::mutex generator;
+  std::lock_guard<std::mutex> lock(generator);
+  torch::manual_seed(seed);
+  return std::make_shared<M>(std::forward<Args>(args)...);
+}
 
 inline Batch random_batch(int64_t n) {
   return {torch::randn({n, 6}), torch::randint(0, 3, {n}, torch::kInt64)};  // (n, 6), (n)
