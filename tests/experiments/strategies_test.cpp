@@ -73,6 +73,12 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
     EXPECT_EQ(run.summary->parameters, 136960) << "counted before the strategy shards them";
   }
   for (const auto& run : runs) EXPECT_GT(run.summary->estimated_memory_per_rank_bytes.at(0), 0);
+  // Pipeline stages wait for each other's data; data-parallel ranks do not.
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (i < 4)
+      EXPECT_EQ(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
+    else
+      EXPECT_GT(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
   // Model state per rank, measured by the counting allocator after the last step, fp32 AdamW:
   // 4 bytes of weights, 4 of gradients and 8 of state per parameter, whole or halved.
   const double ladder[] = {16, 12, 10, 8};
