@@ -18,6 +18,10 @@ class Layer : public torch::nn::Module {
   // tied to its token embedding. A strategy that runs a layer on its own (checkpointing,
   // gathering shards) needs every tensor the layer reads.
   virtual std::vector<torch::Tensor> tied_parameters() const { return {}; }
+
+  // FLOPs (multiply-adds times two) of one sample's forward through this layer, for cutting a
+  // model where its compute, not its weights, divides evenly; 0 when the layer does not say.
+  virtual double forward_flops_per_sample() const { return 0; }
 };
 
 }  // namespace runner

@@ -5,9 +5,13 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "runner/communicator.hpp"
 #include "runner/dataset.hpp"
+#include "runner/errors.hpp"
 #include "runner/layer.hpp"
 #include "runner/op.hpp"
 #include "runner/techniques.hpp"
@@ -27,6 +31,11 @@ struct LayerEstimate {
   int64_t parameters = 0;         // the parameters the layer owns
   double held_bytes = 0;          // what its forward leaves held for backward, output included
   double output_bytes = 0;        // its output alone: what a checkpointed next layer keeps
+  double forward_flops = 0;       // per sample, as Layer::forward_flops_per_sample; 0: unknown
+  // Tensor parallelism (Model::split_tensor_parallel): of the above, what each rank of a
+  // group of t ranks holds 1/t of; the rest every rank holds whole.
+  int64_t split_parameters = 0;
+  double split_held_bytes = 0;
 };
 
 // What a model would be, worked out from its options without building it, so that
@@ -44,6 +53,9 @@ struct ModelEstimate {
   double loss_bytes = 0;
   // Bytes of the model's buffers (BatchNorm statistics), not per sample.
   double buffer_bytes = 0;
+  // Sizes a tensor-parallel degree must divide, by their keys ({"heads", 12}); empty when the
+  // model cannot be split.
+  std::vector<std::pair<std::string, int64_t>> tensor_parallel_divisors;
 };
 
 class Model : public torch::nn::Module {
@@ -58,6 +70,17 @@ class Model : public torch::nn::Module {
   // The model as a chain of layers: folding forward over them, from the inputs, gives
   // forward(inputs). Empty: the model cannot be cut (no activation checkpointing).
   virtual std::vector<std::shared_ptr<Layer>> layers() { return {}; }
+
+  // Tensor parallelism (Megatron-LM): keeps this rank's part of each matrix the model splits
+  // over `group`, cut from the weights it was built with, so the split model computes what the
+  // whole one does; forward and backward then meet the group's other ranks in collectives.
+  // Returns the parameters it split; the others stay whole, and their gradients are the same
+  // on every rank of the group. Every rank of the group calls it, with the same weights.
+  virtual std::vector<torch::Tensor> split_tensor_parallel(std::shared_ptr<Communicator> group) {
+    (void)group;
+    throw ConfigError("this model cannot be split for tensor parallelism",
+                      "use a model that supports it, such as gpt2, or another strategy");
+  }
 
   // Multiply-adds of one sample's forward pass, times two (FLOPs). Training costs about 3x.
   virtual double forward_flops_per_sample() const = 0;

@@ -16,4 +16,5 @@
 #include "runner/plan.hpp"
 #include "runner/plugin.hpp"
 #include "runner/strategy.hpp"
+#include "runner/tensor_parallel.hpp"
 #include "runner/version.hpp"

@@ -51,8 +51,12 @@ ModelEstimate held_on(Model& model, const Batch& batch, Precision precision) {
   for (const auto& layer : layers) {
     x = layer->forward(x);
     const int64_t now = cpu_bytes_in_use();
-    e.layers.push_back(
-        {owned_parameters(*layer), static_cast<double>(now - before), static_cast<double>(x.nbytes())});
+    LayerEstimate measured;
+    measured.parameters = owned_parameters(*layer);
+    measured.held_bytes = static_cast<double>(now - before);
+    measured.output_bytes = static_cast<double>(x.nbytes());
+    measured.forward_flops = layer->forward_flops_per_sample();
+    e.layers.push_back(measured);
     before = now;
   }
   if (layers.empty()) {
