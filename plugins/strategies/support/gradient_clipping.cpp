@@ -3,20 +3,34 @@
 #include <cmath>
 
 namespace runner::strategies {
+namespace {
 
-double clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm,
-                          const SumOverShards& sum) {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> norms;  // each gradient's norm, then squared in fp64
+// The squares of the defined gradients' norms, summed in fp64; a 0-d tensor.
+torch::Tensor sum_of_squares(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> norms;
   for (const auto& p : parameters)
     if (p.grad().defined()) norms.push_back(p.grad().norm().to(torch::kFloat64));
-  if (norms.empty()) return 0.0;
-  torch::Tensor squares = torch::stack(norms).square().sum();
+  if (norms.empty()) return torch::zeros({}, torch::kFloat64);
+  return torch::stack(norms).square().sum();
+}
+
+void scale_gradients(const std::vector<torch::Tensor>& parameters, double factor) {
+  for (const auto& p : parameters)
+    if (p.grad().defined()) p.grad().mul_(factor);
+}
+
+}  // namespace
+
+double clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm,
+                          const SumOverShards& sum, const std::vector<torch::Tensor>& whole) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor squares = sum_of_squares(parameters);
   if (sum) sum(squares);
-  const double norm = std::sqrt(squares.item<double>());
-  if (norm > max_norm && std::isfinite(norm))
-    for (const auto& p : parameters)
-      if (p.grad().defined()) p.grad().mul_(max_norm / norm);
+  const double norm = std::sqrt(squares.item<double>() + sum_of_squares(whole).item<double>());
+  if (norm > max_norm && std::isfinite(norm)) {
+    scale_gradients(parameters, max_norm / norm);
+    scale_gradients(whole, max_norm / norm);
+  }
   return norm;
 }
 

@@ -1,4 +1,4 @@
-#include "sharded_unit.hpp"
+#include "runner/strategies/sharded_unit.hpp"
 
 #include <runner/errors.hpp>
 
@@ -146,6 +146,30 @@ void ShardedUnit::finish_reduction() {
 void ShardedUnit::forget_gradients() {
   taken_flags_.assign(parameters_.size(), false);
   taken_ = 0;
+}
+
+std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
+    const std::vector<torch::Tensor>& parameters, int64_t bucket_bytes,
+    const std::shared_ptr<Communicator>& communicator, ZeroStage stage) {
+  std::vector<std::unique_ptr<ShardedUnit>> units;
+  std::vector<torch::Tensor> bucket;
+  int64_t bytes = 0;
+  auto close = [&] {
+    if (!bucket.empty()) units.push_back(std::make_unique<ShardedUnit>(bucket, communicator, stage));
+    bucket.clear();
+    bytes = 0;
+  };
+  for (size_t k = parameters.size(); k-- > 0;) {
+    const torch::Tensor& p = parameters[k];
+    const auto size = static_cast<int64_t>(p.nbytes());
+    const bool same_kind = bucket.empty() || (bucket.front().dtype() == p.dtype() &&
+                                              bucket.front().device() == p.device());
+    if (!bucket.empty() && (bytes + size > bucket_bytes || !same_kind)) close();
+    bucket.push_back(p);
+    bytes += size;
+  }
+  close();
+  return units;
 }
 
 }  // namespace runner::strategies

@@ -3,6 +3,8 @@
 #include <runner/compat.hpp>
 #include <runner/errors.hpp>
 
+#include <algorithm>
+
 #include "runner/strategies/checkpoint.hpp"
 #include "runner/strategies/gradient_clipping.hpp"
 #include "runner/strategies/micro_batches.hpp"
@@ -50,6 +52,7 @@ TrainingStep::TrainingStep(std::shared_ptr<Model> model, std::vector<torch::Tens
                            std::shared_ptr<StepMeter> meter, Forward forward)
     : model_(std::move(model)),
       parameters_(std::move(parameters)),
+      sharded_(parameters_),
       techniques_(techniques),
       device_type_(device.type()),
       meter_(std::move(meter)),
@@ -101,7 +104,7 @@ void TrainingStep::apply(torch::optim::Optimizer& optimizer, StepResult& result,
   const bool finite = !scaler_ || scaler_->unscale(parameters_, sum);
   if (finite) {
     if (techniques_.grad_clip_norm > 0)
-      clip_gradient_norm(parameters_, techniques_.grad_clip_norm, sum);
+      clip_gradient_norm(sharded_, techniques_.grad_clip_norm, sum, whole_);
     optimizer.step();
   }
   if (scaler_) {
@@ -110,6 +113,16 @@ void TrainingStep::apply(torch::optim::Optimizer& optimizer, StepResult& result,
     result.loss_scale = scaler_->scale();
   }
   meter_->step_ends();
+}
+
+void TrainingStep::set_whole_parameters(const std::vector<torch::Tensor>& whole) {
+  whole_ = whole;
+  sharded_.clear();
+  for (const auto& p : parameters_) {
+    const bool is_whole = std::any_of(whole_.begin(), whole_.end(),
+                                      [&](const torch::Tensor& w) { return w.is_same(p); });
+    if (!is_whole) sharded_.push_back(p);
+  }
 }
 
 StepResult TrainingStep::run(const Batch& batch, torch::optim::Optimizer& optimizer,

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "sharded_unit.hpp"
+#include <runner/strategies/sharded_unit.hpp>
 
 namespace runner::strategies {
 

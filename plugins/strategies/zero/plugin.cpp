@@ -20,6 +20,13 @@ runner::Schema zero_schema() {
               "what overlap saves)");
   schema.flag("prefetch", true,
               "Stage 3: start gathering the next layer's parameters while one layer runs");
+  schema.text("offload", "none",
+              "nvme: the optimizer state of each rank's part in files under offload_dir, read "
+              "in for its step and written back after it, one unit's at a time",
+              {"none", "nvme"});
+  schema.text("offload_dir", "",
+              "nvme: the folder for the optimizer state files (a local disk); empty: the "
+              "system's temporary folder");
   schema.flag("drop_last", false,
               "Drop the samples that do not divide among the ranks instead of repeating the "
               "first ones");

@@ -2,7 +2,12 @@
 
 #include <runner/strategies/data_parallel.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <unordered_map>
+
+#include "offloaded_optimizer.hpp"
 
 namespace runner::strategies {
 namespace {
@@ -14,10 +19,6 @@ std::vector<torch::Tensor> trainable(Model& model) {
   return parameters;
 }
 
-bool same_kind(const torch::Tensor& a, const torch::Tensor& b) {
-  return a.dtype() == b.dtype() && a.device() == b.device();
-}
-
 }  // namespace
 
 ZeroOptions ZeroOptions::from(const Options& options) {
@@ -27,6 +28,8 @@ ZeroOptions ZeroOptions::from(const Options& options) {
   o.overlap = options.get_bool("overlap");
   o.prefetch = options.get_bool("prefetch");
   o.drop_last = options.get_bool("drop_last");
+  o.offload = options.get_string("offload");
+  o.offload_dir = options.get_string("offload_dir");
   return o;
 }
 
@@ -44,7 +47,7 @@ void ZeroStrategy::setup(const StrategyContext& context) {
 
   std::vector<torch::Tensor> masters;
   for (const auto& unit : units_) masters.push_back(unit->master());
-  optimizer_ = context.make_optimizer(masters);
+  make_optimizer(masters, context.make_optimizer);
   LayerGathering* gathering = gathering_.get();
   reduction_ = std::make_unique<GradientReduction>(
       reduction_order(), options_.overlap, [gathering](ShardedUnit& unit) {
@@ -61,26 +64,24 @@ void ZeroStrategy::setup(const StrategyContext& context) {
                                          context.meter, forward);
 }
 
-// Stages 1 and 2: the parameters in reverse order (about the order backward produces their
-// gradients), in units of at most bucket_mb, as ddp's buckets.
+// nvme: a folder per process and rank, so runs and ranks sharing a disk keep apart.
+void ZeroStrategy::make_optimizer(const std::vector<torch::Tensor>& masters,
+                                  const OptimizerFactory& make) {
+  if (options_.offload != "nvme") {
+    optimizer_ = make(masters);
+    return;
+  }
+  const std::filesystem::path base = options_.offload_dir.empty()
+                                         ? std::filesystem::temp_directory_path()
+                                         : std::filesystem::path(options_.offload_dir);
+  const std::string mine = "runner-zero-" + std::to_string(getpid()) + "-rank" +
+                           std::to_string(communicator_->rank());
+  optimizer_ = std::make_unique<OffloadedOptimizer>(masters, make, base / mine);
+}
+
 void ZeroStrategy::make_buckets(const std::vector<torch::Tensor>& parameters) {
   const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
-  std::vector<torch::Tensor> bucket;
-  int64_t bytes = 0;
-  auto close = [&] {
-    if (!bucket.empty())
-      units_.push_back(std::make_unique<ShardedUnit>(bucket, communicator_, stage()));
-    bucket.clear();
-    bytes = 0;
-  };
-  for (size_t k = parameters.size(); k-- > 0;) {
-    const torch::Tensor& p = parameters[k];
-    const auto size = static_cast<int64_t>(p.nbytes());
-    if (!bucket.empty() && (bytes + size > bucket_bytes || !same_kind(bucket.front(), p))) close();
-    bucket.push_back(p);
-    bytes += size;
-  }
-  close();
+  units_ = bucketed_units(parameters, bucket_bytes, communicator_, stage());
 }
 
 // Stage 3: a unit per layer (a tied parameter in the layer that registers it), the

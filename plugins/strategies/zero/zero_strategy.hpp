@@ -10,11 +10,12 @@
 #include <runner/strategies/training_step.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gradient_reduction.hpp"
 #include "layer_gathering.hpp"
-#include "sharded_unit.hpp"
+#include <runner/strategies/sharded_unit.hpp>
 
 namespace runner::strategies {
 
@@ -24,6 +25,8 @@ struct ZeroOptions {
   bool overlap = true;    // reduce during backward
   bool prefetch = true;   // stage 3: the next layer's gather started while one runs
   bool drop_last = false;
+  std::string offload = "none";  // or "nvme": the optimizer state in files
+  std::string offload_dir;       // nvme: where; empty: the system's temporary folder
   static ZeroOptions from(const Options& options);
 };
 
@@ -41,6 +44,7 @@ class ZeroStrategy : public Strategy {
   // step), to read or save the model.
   void gather_parameters();
   const std::vector<std::unique_ptr<ShardedUnit>>& units() const { return units_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
 
  private:
   ZeroStage stage() const { return static_cast<ZeroStage>(options_.stage); }
@@ -48,6 +52,7 @@ class ZeroStrategy : public Strategy {
   void make_layer_units(const std::vector<torch::Tensor>& parameters);
   std::vector<ShardedUnit*> reduction_order() const;
   void share_updates();
+  void make_optimizer(const std::vector<torch::Tensor>& masters, const OptimizerFactory& make);
 
   ZeroOptions options_;
   std::shared_ptr<Model> model_;

@@ -45,5 +45,28 @@ TEST(GradientClipping, TheNormIsGlobalOverShardsOnOtherRanks) {
   EXPECT_NEAR(mine[0].grad().item<double>(), 3.0 / 5.0, 1e-7);
 }
 
+TEST(GradientClipping, WholeGradientsAreCountedOnceBesideTheShards) {
+  // Shards of norm 3 here and 4 elsewhere, and a gradient of norm 12 every rank holds alike:
+  // sqrt(9 + 16 + 144) = 13, the whole gradient not summed over the ranks.
+  std::vector<torch::Tensor> mine{with_gradient(torch::tensor({3.0}))};
+  std::vector<torch::Tensor> whole{with_gradient(torch::tensor({12.0}))};
+  const auto other_rank = [](torch::Tensor& squares) { squares.add_(16.0); };
+  EXPECT_NEAR(clip_gradient_norm(mine, 1.0, other_rank, whole), 13.0, 1e-9);
+  EXPECT_NEAR(mine[0].grad().item<double>(), 3.0 / 13.0, 1e-7);
+  EXPECT_NEAR(whole[0].grad().item<double>(), 12.0 / 13.0, 1e-7);
+}
+
+TEST(GradientClipping, TheSumIsCalledEvenWithoutGradientsHere) {
+  // A rank whose shard got no gradient still joins the collective the others wait in.
+  std::vector<torch::Tensor> none{torch::zeros({2})};
+  bool summed = false;
+  const auto other_rank = [&](torch::Tensor& squares) {
+    summed = true;
+    squares.add_(4.0);
+  };
+  EXPECT_NEAR(clip_gradient_norm(none, 10.0, other_rank), 2.0, 1e-9);
+  EXPECT_TRUE(summed);
+}
+
 }  // namespace
 }  // namespace runner::strategies

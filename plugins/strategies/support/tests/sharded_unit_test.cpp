@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "../sharded_unit.hpp"
+#include <runner/strategies/sharded_unit.hpp>
 #include <runner_testing/in_process_ranks.hpp>
 
 namespace runner::testing {

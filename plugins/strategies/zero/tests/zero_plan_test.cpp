@@ -20,11 +20,12 @@ PlanInput ten_million(int ranks) {
   return input;
 }
 
-Options zero(int stage, const std::string& backend = "nccl") {
+Options zero(int stage, const std::string& backend = "nccl", const std::string& offload = "none") {
   Options o("strategy");
   o.set("stage", int64_t{stage});
   o.set("bucket_mb", 25.0);
   o.set("backend", backend);
+  o.set("offload", offload);
   return o;
 }
 
@@ -64,6 +65,20 @@ TEST(ZeroPlan, BuffersAreLayersAndBucketsNotTheModel) {
   const MemoryPlan nccl = strategies::plan_zero(zero(1), ten_million(2)).ranks.at(0);
   const MemoryPlan gloo = strategies::plan_zero(zero(1, "gloo"), ten_million(2)).ranks.at(0);
   EXPECT_DOUBLE_EQ(gloo.buffers - nccl.buffers, 2 * bucket);
+}
+
+// Offloaded, the state in memory is one unit's part's, during its step: 2 states of the largest
+// layer's part, and the step's temporaries as before.
+TEST(ZeroPlan, OffloadedStateInMemoryIsOneUnitsPart) {
+  const MemoryPlan kept = strategies::plan_zero(zero(3), ten_million(2)).ranks.at(0);
+  const MemoryPlan offloaded =
+      strategies::plan_zero(zero(3, "nccl", "nvme"), ten_million(2)).ranks.at(0);
+  const double layer_part = 4.0 * 2'500'000 / 2;
+  EXPECT_DOUBLE_EQ(offloaded.optimizer_state, 2 * layer_part + layer_part);
+  EXPECT_DOUBLE_EQ(kept.optimizer_state - offloaded.optimizer_state,
+                   2 * (4.0 * 10'000'000 / 2 - layer_part));
+  EXPECT_NE(strategies::plan_zero(zero(3, "nccl", "nvme"), ten_million(2)).notes.find("in files"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -2,9 +2,15 @@
 // every stage, with micro-batches and checkpointing, on a model with layers and a tied weight.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <unordered_set>
 
+#include "../offloaded_optimizer.hpp"
 #include "../zero_strategy.hpp"
+#include <runner_testing/error_message.hpp>
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
 
@@ -231,6 +237,69 @@ TEST(Zero, StageThreeKeepsNoWholeParametersBetweenSteps) {
     zero.gather_parameters();
     for (const auto& p : model->parameters()) EXPECT_GT(p.numel(), 0);
   });
+}
+
+std::filesystem::path offload_folder(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("zero_offload_test_" + std::to_string(getpid()) + "_" + name);
+}
+
+ZeroOptions offloaded(int s, const std::filesystem::path& folder) {
+  ZeroOptions o = stage(s);
+  o.offload = "nvme";
+  o.offload_dir = folder.string();
+  return o;
+}
+
+TEST(Zero, OffloadedStateFollowsOneProcessTrainingAtEveryStage) {
+  const Trace expected = one_process<LayeredModel>();
+  for (int s : {1, 2, 3}) {
+    SCOPED_TRACE("stage " + std::to_string(s));
+    expect_same_training(expected, on_zero<LayeredModel>(offloaded(s, offload_folder("follow"))));
+  }
+  // Each rank's files went with its strategy.
+  EXPECT_TRUE(std::filesystem::is_empty(offload_folder("follow")));
+  std::filesystem::remove_all(offload_folder("follow"));
+}
+
+// Between steps the optimizer state is in files, none of it in memory: stage 3 over 2 ranks
+// keeps 4 bytes per parameter (halves of the weights and gradients) instead of 8.
+TEST(Zero, OffloadedStateIsOnDiskNotInMemoryBetweenSteps) {
+  const auto folder = offload_folder("bytes");
+  on_ranks(2, [&](int rank, distributed::RankConnection& c) {
+    auto model = model_of<LayeredModel>(3);
+    ZeroStrategy zero(offloaded(3, folder));
+    StrategyContext context;
+    context.model = model;
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    zero.setup(context);
+    zero.train_step(rows_of(batch_of(0), rank, 2));
+    double half = 0;
+    for (const auto& unit : zero.units()) half += static_cast<double>(unit->part_numel());
+    EXPECT_DOUBLE_EQ(model_state_bytes(*model, zero.optimizer()), 4 * half + 4 * half);
+    auto& offloaded_optimizer = dynamic_cast<strategies::OffloadedOptimizer&>(zero.optimizer());
+    EXPECT_GE(static_cast<double>(offloaded_optimizer.bytes_on_disk()), 8 * half);
+    EXPECT_TRUE(std::filesystem::exists(offloaded_optimizer.folder()));
+  });
+  std::filesystem::remove_all(folder);
+}
+
+TEST(Zero, AnOffloadFolderThatCannotBeWrittenIsAConfigErrorNamingTheKey) {
+  const auto file = offload_folder("file");
+  std::ofstream(file) << "not a folder";
+  on_ranks(1, [&](int, distributed::RankConnection& c) {
+    ZeroStrategy zero(offloaded(2, file / "under"));
+    StrategyContext context;
+    context.model = model_of<LayeredModel>(3);
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    const std::string message = message_of<ConfigError>([&] { zero.setup(context); });
+    EXPECT_NE(message.find("strategy.offload_dir: cannot write in " + (file / "under").string()),
+              std::string::npos)
+        << message;
+  });
+  std::filesystem::remove(file);
 }
 
 }  // namespace

@@ -11,9 +11,11 @@
 namespace runner::strategies {
 
 // The global norm of the defined gradients of `parameters` (their shards' squares summed over
-// the ranks by `sum`); when it is over max_norm every gradient is multiplied by
-// max_norm / norm, so the norm becomes max_norm. Returns the norm before clipping.
+// the ranks by `sum`) and of `whole` (gradients every rank of `sum` holds alike, counted once);
+// when it is over max_norm every gradient is multiplied by max_norm / norm, so the norm
+// becomes max_norm. Returns the norm before clipping.
 double clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm,
-                          const SumOverShards& sum = {});
+                          const SumOverShards& sum = {},
+                          const std::vector<torch::Tensor>& whole = {});
 
 }  // namespace runner::strategies

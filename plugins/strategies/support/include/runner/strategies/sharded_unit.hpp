@@ -75,4 +75,10 @@ class ShardedUnit {
   std::unique_ptr<PendingCollective> reduction_;
 };
 
+// Stages 1 and 2: `parameters` in reverse order (about the order backward produces their
+// gradients), in units of at most `bucket_bytes` of one type and device, as ddp's buckets.
+std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
+    const std::vector<torch::Tensor>& parameters, int64_t bucket_bytes,
+    const std::shared_ptr<Communicator>& communicator, ZeroStage stage);
+
 }  // namespace runner::strategies

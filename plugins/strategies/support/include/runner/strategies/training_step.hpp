@@ -50,6 +50,10 @@ class TrainingStep {
   // Drops the gradients, then forward and backward of every micro-batch. The result's loss
   // is the batch's mean loss; skipped and loss_scale are apply()'s to fill.
   StepResult accumulate(const Batch& batch, const Hooks& hooks = {});
+  // Of the parameters, those every rank of apply()'s `sum` holds whole, with the same gradient
+  // (a tensor-parallel group's LayerNorms): counted once in the clipping norm.
+  void set_whole_parameters(const std::vector<torch::Tensor>& whole);
+
   // Unscales (fp16), clips, and steps the optimizer unless the gradients overflowed; calls
   // the meter's step_ends. `sum` adds a scalar over the ranks holding gradient shards.
   void apply(torch::optim::Optimizer& optimizer, StepResult& result, const SumOverShards& sum = {});
@@ -68,6 +72,8 @@ class TrainingStep {
  private:
   std::shared_ptr<Model> model_;
   std::vector<torch::Tensor> parameters_;
+  std::vector<torch::Tensor> sharded_;  // of parameters_, all but whole_
+  std::vector<torch::Tensor> whole_;
   Techniques techniques_;
   c10::DeviceType device_type_;
   std::shared_ptr<StepMeter> meter_;

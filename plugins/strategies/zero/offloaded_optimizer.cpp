@@ -1,0 +1,92 @@
+#include "offloaded_optimizer.hpp"
+
+#include <runner/errors.hpp>
+
+#include <fstream>
+#include <system_error>
+
+namespace runner::strategies {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizer_per_part(
+    const std::vector<torch::Tensor>& masters, const OptimizerFactory& make) {
+  RUNNER_CHECK(!masters.empty(), "an offloaded optimizer needs parameters to step");
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> parts;
+  for (const auto& m : masters) parts.push_back(make({m}));
+  return parts;
+}
+
+void make_writable_folder(const fs::path& folder) {
+  std::error_code error;
+  fs::create_directories(folder, error);
+  const fs::path probe = folder / ".probe";
+  std::ofstream(probe) << "runner";
+  if (error || !fs::exists(probe))
+    throw ConfigError("strategy.offload_dir: cannot write in " + folder.string() +
+                          (error ? ": " + error.message() : ""),
+                      "set strategy.offload_dir to a folder on a local disk with room for the "
+                      "optimizer state");
+  fs::remove(probe, error);
+}
+
+}  // namespace
+
+OffloadedOptimizer::OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
+                                       const OptimizerFactory& make, fs::path folder)
+    : OffloadedOptimizer(masters, optimizer_per_part(masters, make), std::move(folder)) {}
+
+OffloadedOptimizer::OffloadedOptimizer(
+    const std::vector<torch::Tensor>& masters,
+    std::vector<std::unique_ptr<torch::optim::Optimizer>> parts, fs::path folder)
+    : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(masters)},
+                              parts.front()->defaults().clone()),
+      parts_(std::move(parts)),
+      folder_(std::move(folder)) {
+  make_writable_folder(folder_);
+  for (size_t i = 0; i < parts_.size(); ++i)
+    files_.push_back(folder_ / ("part" + std::to_string(i) + ".pt"));
+}
+
+OffloadedOptimizer::~OffloadedOptimizer() {
+  std::error_code ignored;
+  fs::remove_all(folder_, ignored);
+}
+
+void OffloadedOptimizer::step_part(size_t i) {
+  torch::optim::Optimizer& part = *parts_[i];
+  const fs::path& file = files_[i];
+  part.param_groups()[0].options().set_lr(param_groups()[0].options().get_lr());
+  try {
+    if (fs::exists(file)) torch::load(part, file.string());
+    part.step();
+    const fs::path written = file.string() + ".tmp";
+    torch::save(part, written.string());
+    fs::rename(written, file);
+  } catch (const std::exception& e) {
+    throw RunError("offloaded optimizer state " + file.string() + ": " + e.what(),
+                   "check the disk of strategy.offload_dir has room for the optimizer state");
+  }
+  part.state().clear();
+}
+
+torch::Tensor OffloadedOptimizer::step(LossClosure closure) {
+  torch::Tensor loss;
+  if (closure) {
+    torch::AutoGradMode grad(true);
+    loss = closure();
+  }
+  for (size_t i = 0; i < parts_.size(); ++i) step_part(i);
+  return loss;
+}
+
+uintmax_t OffloadedOptimizer::bytes_on_disk() const {
+  uintmax_t bytes = 0;
+  std::error_code ignored;
+  for (const auto& file : files_)
+    if (fs::exists(file)) bytes += fs::file_size(file, ignored);
+  return bytes;
+}
+
+}  // namespace runner::strategies

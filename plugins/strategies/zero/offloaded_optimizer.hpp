@@ -1,0 +1,44 @@
+// ZeRO's optimizer state offloaded to a disk (ZeRO-Infinity's NVMe offload, without its
+// asynchronous I/O): each master part has an optimizer of its own whose state lives in a file
+// under a folder, read in just before the part's step and written back just after, so one
+// part's state is in memory at a time.
+#pragma once
+
+#include <runner/strategy.hpp>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+namespace runner::strategies {
+
+class OffloadedOptimizer : public torch::optim::Optimizer {
+ public:
+  // `folder` is made if missing, and removed with its files when this goes. Throws a
+  // ConfigError naming strategy.offload_dir when it cannot be written.
+  OffloadedOptimizer(const std::vector<torch::Tensor>& masters, const OptimizerFactory& make,
+                     std::filesystem::path folder);
+  ~OffloadedOptimizer() override;
+
+  // Each part in turn: its state read, the step at this optimizer's learning rate, its state
+  // written (to a temporary file, then renamed) and dropped. Throws a RunError naming the
+  // file when one cannot be read or written (a full disk).
+  torch::Tensor step(LossClosure closure = nullptr) override;
+
+  const std::filesystem::path& folder() const { return folder_; }
+  // Bytes of the parts' state files.
+  uintmax_t bytes_on_disk() const;
+
+ private:
+  OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
+                     std::vector<std::unique_ptr<torch::optim::Optimizer>> parts,
+                     std::filesystem::path folder);
+  void step_part(size_t i);
+
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> parts_;
+  std::vector<std::filesystem::path> files_;
+  std::filesystem::path folder_;
+};
+
+}  // namespace runner::strategies
