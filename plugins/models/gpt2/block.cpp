@@ -1,5 +1,7 @@
 #include "block.hpp"
 
+#include <runner/tensor_parallel.hpp>
+
 #include <utility>
 
 #include "init.hpp"
@@ -24,15 +26,39 @@ Mlp::Mlp(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation)
 }
 
 torch::Tensor Mlp::forward(const torch::Tensor& x) {
-  torch::Tensor wide = (*activation_)(c_fc_->forward(x));  // (B, T, 4 * hidden)
-  return dropout_->forward(c_proj_->forward(wide));
+  namespace tp = runner::tensor_parallel;
+  if (!group_) {
+    torch::Tensor wide = (*activation_)(c_fc_->forward(x));  // (B, T, 4 * hidden)
+    return dropout_->forward(c_proj_->forward(wide));
+  }
+  torch::Tensor wide = (*activation_)(c_fc_->forward(tp::enter_split_region(x, group_)));
+  torch::Tensor projected =  // (B, T, 4 * hidden / t) -> (B, T, hidden)
+      tp::leave_split_region(torch::nn::functional::linear(wide, c_proj_->weight), group_);
+  return dropout_->forward(projected + c_proj_->bias);
 }
 
-Block::Block(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation) {
+std::vector<torch::Tensor> Mlp::split(std::shared_ptr<runner::Communicator> group) {
+  namespace tp = runner::tensor_parallel;
+  torch::NoGradGuard no_grad;
+  c_fc_->weight.set_data(tp::part_of(c_fc_->weight, 0, *group));
+  c_fc_->bias.set_data(tp::part_of(c_fc_->bias, 0, *group));
+  c_proj_->weight.set_data(tp::part_of(c_proj_->weight, 1, *group));
+  group_ = std::move(group);
+  return {c_fc_->weight, c_fc_->bias, c_proj_->weight};
+}
+
+Block::Block(const BlockSizes& sizes, std::shared_ptr<const runner::Op> activation)
+    : forward_flops_(sizes.forward_flops) {
   ln_1_ = register_module("ln_1", layer_norm(sizes.hidden));
   attn_ = register_module("attn", std::make_shared<CausalSelfAttention>(sizes));
   ln_2_ = register_module("ln_2", layer_norm(sizes.hidden));
   mlp_ = register_module("mlp", std::make_shared<Mlp>(sizes, std::move(activation)));
+}
+
+std::vector<torch::Tensor> Block::split(const std::shared_ptr<runner::Communicator>& group) {
+  std::vector<torch::Tensor> split = attn_->split(group);
+  for (const auto& p : mlp_->split(group)) split.push_back(p);
+  return split;
 }
 
 torch::Tensor Block::forward(const torch::Tensor& x) {

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <vector>
 
 #include "attention.hpp"
 
@@ -19,8 +20,13 @@ class Mlp : public torch::nn::Module {
 
   torch::Tensor forward(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, hidden)
 
+  // Keeps this rank's part of `group`: its rows of c_fc (column-parallel) and columns of
+  // c_proj (row-parallel; its bias stays whole). Returns the parameters split.
+  std::vector<torch::Tensor> split(std::shared_ptr<runner::Communicator> group);
+
  private:
   std::shared_ptr<const runner::Op> activation_;
+  std::shared_ptr<runner::Communicator> group_;  // tensor-parallel; none when whole
   torch::nn::Linear c_fc_{nullptr};
   torch::nn::Linear c_proj_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
@@ -32,11 +38,17 @@ class Block : public runner::Layer {
 
   torch::Tensor forward(const torch::Tensor& x) override;  // (B, T, hidden) -> (B, T, hidden)
 
+  double forward_flops_per_sample() const override { return forward_flops_; }
+
+  // Splits the attention and the MLP over `group`; the LayerNorms stay whole.
+  std::vector<torch::Tensor> split(const std::shared_ptr<runner::Communicator>& group);
+
  private:
   torch::nn::LayerNorm ln_1_{nullptr};
   std::shared_ptr<CausalSelfAttention> attn_;
   torch::nn::LayerNorm ln_2_{nullptr};
   std::shared_ptr<Mlp> mlp_;
+  double forward_flops_;
 };
 
 }  // namespace gpt2

@@ -21,8 +21,8 @@ torch::Tensor Embedding::forward(const torch::Tensor& tokens) {
   return drop_->forward(wte_->forward(tokens) + wpe_->forward(positions));  // (B, T, hidden)
 }
 
-Head::Head(torch::nn::LayerNorm ln_f, torch::nn::Embedding wte)
-    : ln_f_(register_module("ln_f", ln_f)), wte_(std::move(wte)) {}
+Head::Head(torch::nn::LayerNorm ln_f, torch::nn::Embedding wte, double forward_flops)
+    : ln_f_(register_module("ln_f", ln_f)), wte_(std::move(wte)), forward_flops_(forward_flops) {}
 
 torch::Tensor Head::forward(const torch::Tensor& x) {
   return torch::nn::functional::linear(ln_f_->forward(x), wte_->weight);  // (B, T, vocab_size)

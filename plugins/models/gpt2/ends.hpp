@@ -24,15 +24,18 @@ class Embedding : public runner::Layer {
 // The final LayerNorm, then logits against the token embedding's weight (tied).
 class Head : public runner::Layer {
  public:
-  Head(torch::nn::LayerNorm ln_f, torch::nn::Embedding wte);
+  // forward_flops: of one sample (head_forward_flops)
+  Head(torch::nn::LayerNorm ln_f, torch::nn::Embedding wte, double forward_flops);
 
   torch::Tensor forward(const torch::Tensor& x) override;  // (B, T, hidden) -> (B, T, vocab)
+  double forward_flops_per_sample() const override { return forward_flops_; }
   // The token embedding's weight, which the Embedding layer owns.
   std::vector<torch::Tensor> tied_parameters() const override { return {wte_->weight}; }
 
  private:
   torch::nn::LayerNorm ln_f_;
   torch::nn::Embedding wte_;  // not registered here: its weight is the Embedding's
+  double forward_flops_;
 };
 
 }  // namespace gpt2

@@ -33,13 +33,14 @@ torch::nn::Embedding normal_embedding(int64_t count, int64_t hidden) {
   return embedding;
 }
 
-torch::nn::ModuleList make_blocks(const Gpt2Options& options,
+torch::nn::ModuleList make_blocks(const Gpt2Options& options, int64_t tokens,
                                   const std::shared_ptr<const runner::Op>& activation) {
   BlockSizes sizes;
   sizes.hidden = options.shape.hidden;
   sizes.heads = options.shape.heads;
   sizes.dropout = options.dropout;
   sizes.projection_std = residual_projection_std(options.shape.layers);
+  sizes.forward_flops = block_forward_flops(options.shape, tokens);
   torch::nn::ModuleList blocks;
   for (int64_t i = 0; i < options.shape.layers; ++i)
     blocks->push_back(std::make_shared<Block>(sizes, activation));
@@ -56,12 +57,13 @@ Gpt2::Gpt2(const Gpt2Options& options, const runner::ModelContext& context)
   wte_ = register_module("wte", normal_embedding(shape_.vocab_size, shape_.hidden));
   wpe_ = register_module("wpe", normal_embedding(shape_.seq_len, shape_.hidden));
   drop_ = register_module("drop", torch::nn::Dropout(options.dropout));
-  h_ = register_module("h", make_blocks(options, activation));
+  h_ = register_module("h", make_blocks(options, tokens_per_sample_, activation));
   ln_f_ =
       register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape_.hidden})));
   layers_.push_back(std::make_shared<Embedding>(wte_, wpe_, drop_));
   for (const auto& block : *h_) layers_.push_back(std::dynamic_pointer_cast<Block>(block));
-  layers_.push_back(std::make_shared<Head>(ln_f_, wte_));
+  layers_.push_back(
+      std::make_shared<Head>(ln_f_, wte_, head_forward_flops(shape_, tokens_per_sample_)));
 }
 
 torch::Tensor Gpt2::embed(const torch::Tensor& tokens) { return layers_.front()->forward(tokens); }
@@ -78,6 +80,20 @@ torch::Tensor Gpt2::loss(const torch::Tensor& logits, const torch::Tensor& targe
   torch::Tensor predictions = logits.slice(1, 0, -1).reshape({-1, logits.size(2)});  // (B*(T-1), V)
   torch::Tensor next_tokens = targets.slice(1, 1).reshape({-1});                     // (B*(T-1))
   return F::cross_entropy(predictions, next_tokens);
+}
+
+std::vector<torch::Tensor> Gpt2::split_tensor_parallel(
+    std::shared_ptr<runner::Communicator> group) {
+  const int64_t degree = group->world_size();
+  if (shape_.heads % degree != 0)
+    throw runner::ConfigError("gpt2's heads = " + std::to_string(shape_.heads) +
+                                  " do not divide among " + std::to_string(degree) +
+                                  " tensor-parallel ranks",
+                              "choose a degree that divides heads");
+  std::vector<torch::Tensor> split;
+  for (const auto& block : *h_)
+    for (const auto& p : std::dynamic_pointer_cast<Block>(block)->split(group)) split.push_back(p);
+  return split;
 }
 
 double Gpt2::forward_flops_per_sample() const {

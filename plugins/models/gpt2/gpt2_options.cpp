@@ -138,11 +138,23 @@ double forward_flops_per_sample(int64_t parameters, int64_t tokens_per_sample) {
   return 2.0 * static_cast<double>(parameters) * static_cast<double>(tokens_per_sample);
 }
 
+double block_forward_flops(const Shape& shape, int64_t tokens) {
+  const auto h = static_cast<double>(shape.hidden), t = static_cast<double>(tokens);
+  return 24 * t * h * h + 4 * t * t * h;
+}
+
+double head_forward_flops(const Shape& shape, int64_t tokens) {
+  return 2 * static_cast<double>(tokens) * static_cast<double>(shape.hidden) *
+         static_cast<double>(shape.vocab_size);
+}
+
 runner::ModelEstimate estimate(const Gpt2Options& options, const runner::DatasetInfo& data) {
   check_options(options, data);
   runner::ModelEstimate sizes;
   sizes.parameters = parameter_count(options.shape);
   sizes.forward_flops_per_sample = forward_flops_per_sample(sizes.parameters, data.sample_shape[0]);
+  sizes.tensor_parallel_divisors = {{"heads", options.shape.heads},
+                                    {"hidden", options.shape.hidden}};
   return sizes;
 }
 

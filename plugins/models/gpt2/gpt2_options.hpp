@@ -49,6 +49,13 @@ int64_t parameter_count(const Shape& shape);
 // 6 * parameters * tokens of training without recomputation.
 double forward_flops_per_sample(int64_t parameters, int64_t tokens_per_sample);
 
+// The FLOPs of one sample's forward through a block: its matmuls (24 T h^2) and the
+// attention's products q k^T and the weighted sum of v over every position (4 T^2 h); and
+// through the head, its logits against the token embedding (2 T h V). What a pipeline cut
+// balances.
+double block_forward_flops(const Shape& shape, int64_t tokens);
+double head_forward_flops(const Shape& shape, int64_t tokens);
+
 // Parameters and FLOPs of the model `options` build for `data`, without allocating it. Throws
 // what check_options throws.
 runner::ModelEstimate estimate(const Gpt2Options& options, const runner::DatasetInfo& data);

@@ -4,23 +4,42 @@ namespace gpt2 {
 namespace {
 
 // Bytes per token a block holds, with the width C, heads H and sequence T, as this
-// implementation's forward leaves them for backward (LibTorch 1.13's CPU autocast):
+// implementation's forward leaves them for backward (LibTorch 1.13's CPU autocast), split by
+// whether tensor parallelism divides them among its ranks (the heads' and the MLP's inner
+// tensors) or every rank holds them whole (the residual stream):
 // - fp32: ln_1's output (C, kept by c_attn), q, k and v made contiguous for the batched
 //   matmuls (3C), the softmax's output (H T), the heads' output made contiguous for c_proj
 //   (C), the residual sum (C, kept by ln_2), ln_2's output (C), c_fc's output (4C, kept by the
 //   activation), the activation's output (4C, kept by c_proj), the block's output (C): 16C + HT
-//   floats.
+//   floats, of which 12C + HT split.
 // - bf16: the linears keep bf16 copies of their inputs and give bf16 outputs, the attention
 //   runs in bf16, and the residual sums are fp32: 2C (ln_1's copy) + 6C (q, k, v) + 2HT
 //   (softmax) + 2C (heads) + 4C (sum) + 2C (ln_2's copy) + 8C (c_fc) + 8C (activation) + 4C
-//   (output) = 36C + 2HT bytes.
-// Dropout keeps its mask at each place: the attention weights (its output too: 2 HT) and the
-// two residual branches (C each), in the tensors' own type.
-double block_bytes(const Shape& s, int64_t tokens, bool dropout, bool bf16) {
+//   (output) = 36C + 2HT bytes, of which 24C + 2HT split.
+// Dropout keeps its mask at each place: the attention weights (its output too: 2 HT, split)
+// and the two residual branches (C each, whole), in the tensors' own type.
+struct BlockBytes {
+  double held = 0;
+  double split = 0;
+};
+
+BlockBytes block_bytes(const Shape& s, int64_t tokens, bool dropout, bool bf16) {
   const double c = static_cast<double>(s.hidden);
   const double ht = static_cast<double>(s.heads) * static_cast<double>(tokens);
-  if (bf16) return 36 * c + 2 * ht + (dropout ? 2 * (2 * ht + 2 * c) : 0);
-  return 4 * (16 * c + ht + (dropout ? 2 * ht + 2 * c : 0));
+  if (bf16)
+    return {36 * c + 2 * ht + (dropout ? 2 * (2 * ht + 2 * c) : 0),
+            24 * c + 2 * ht + (dropout ? 4 * ht : 0)};
+  return {4 * (16 * c + ht + (dropout ? 2 * ht + 2 * c : 0)),
+          4 * (12 * c + ht + (dropout ? 2 * ht : 0))};
+}
+
+runner::LayerEstimate layer(int64_t parameters, double held, double output, double flops) {
+  runner::LayerEstimate estimate;
+  estimate.parameters = parameters;
+  estimate.held_bytes = held;
+  estimate.output_bytes = output;
+  estimate.forward_flops = flops;
+  return estimate;
 }
 
 }  // namespace
@@ -36,13 +55,20 @@ std::vector<runner::LayerEstimate> layer_estimates(const Gpt2Options& options, i
   const int64_t per_block = 12 * s.hidden * s.hidden + 13 * s.hidden;
   std::vector<runner::LayerEstimate> layers;
   // Embedding (fp32 under autocast too): the sum of both lookups, and dropout's mask.
-  layers.push_back({s.vocab_size * s.hidden + s.seq_len * s.hidden, t * 4 * c * (dropout ? 2 : 1),
-                    t * 4 * c});
-  for (int64_t i = 0; i < s.layers; ++i)
-    layers.push_back({per_block, t * block_bytes(s, tokens, dropout, bf16), t * 4 * c});
+  layers.push_back(layer(s.vocab_size * s.hidden + s.seq_len * s.hidden,
+                         t * 4 * c * (dropout ? 2 : 1), t * 4 * c, 0));
+  const BlockBytes bytes = block_bytes(s, tokens, dropout, bf16);
+  for (int64_t i = 0; i < s.layers; ++i) {
+    runner::LayerEstimate block = layer(per_block, t * bytes.held, t * 4 * c,
+                                        block_forward_flops(s, tokens));
+    block.split_parameters = per_block - 6 * s.hidden;  // all but LayerNorms and 2 biases
+    block.split_held_bytes = t * bytes.split;
+    layers.push_back(block);
+  }
   // Head: ln_f's output (C, or its bf16 copy, kept by the linear) and the logits (V).
   const double element = bf16 ? 2 : 4;
-  layers.push_back({2 * s.hidden, t * element * (c + v), t * element * v});
+  layers.push_back(layer(2 * s.hidden, t * element * (c + v), t * element * v,
+                         head_forward_flops(s, tokens)));
   return layers;
 }
 
