@@ -25,9 +25,9 @@ size_t plans_in(const std::string& out) {
 TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
   const Output o = run_runner("--dry-run " + kExperiments + "gpt2_small_strategies.toml");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(plans_in(o.out), 6u) << o.out;
+  EXPECT_EQ(plans_in(o.out), 7u) << o.out;
   for (const char* run : {"strategy=ddp", "strategy=zero(stage=1)", "strategy=zero(stage=3)",
-                          "strategy=pipeline(schedule=1f1b, stages=2)"})
+                          "strategy=tensor(degree=2)", "strategy=pipeline(schedule=1f1b, stages=2)"})
     EXPECT_NE(o.out.find(run), std::string::npos) << run << " in\n" << o.out;
 }
 
@@ -36,11 +36,14 @@ TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
 TEST(StrategyExperiments, Gpt2OnePointSixBPlansEveryRunAndIsRefusedWhereItCannotFit) {
   const Output dry = run_runner("--dry-run " + kExperiments + "gpt2_1p6b_strategies.toml");
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_EQ(plans_in(dry.out), 16u);
+  EXPECT_EQ(plans_in(dry.out), 20u);
   EXPECT_NE(dry.out.find("1,557,611,200 parameters"), std::string::npos) << dry.out;
-  // 8 ranks: fp32 weights whole (ddp, 5.80 GiB) or an eighth of them (zero-3, 0.73 GiB).
+  // 8 ranks: fp32 weights whole (ddp, 5.80 GiB) or an eighth of them (zero-3, 0.73 GiB); split
+  // 8 ways (tensor), every block's but 6 * 1600 of its weights an eighth, the embeddings and
+  // ln_f whole: 48 * (9600 + (12 * 1600^2 + 7 * 1600) / 8) + 82,052,800 = 266,900,800 (0.99 GiB).
   EXPECT_NE(dry.out.find("0-7          5.80 GiB"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("0-7          0.73 GiB"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("0-7          0.99 GiB"), std::string::npos) << dry.out;
 
   const Output refused = run_runner(kExperiments +
                                     "gpt2_1p6b_strategies.toml --set strategy.world_size=2 "
@@ -60,7 +63,7 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
                               " --set experiment.results=" + dir + "/r.h5");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const auto runs = results::read_runs(dir + "/r.h5");
-  ASSERT_EQ(runs.size(), 6u);
+  ASSERT_EQ(runs.size(), 7u);
   const auto& ddp = runs[0];
   ASSERT_EQ(ddp.header.sweep_point.at(0).second, "ddp");
   ASSERT_EQ(ddp.steps.size(), 10u);
@@ -73,9 +76,9 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
     EXPECT_EQ(run.summary->parameters, 136960) << "counted before the strategy shards them";
   }
   for (const auto& run : runs) EXPECT_GT(run.summary->estimated_memory_per_rank_bytes.at(0), 0);
-  // Pipeline stages wait for each other's data; data-parallel ranks do not.
+  // Pipeline stages wait for each other's data; data-parallel and tensor-parallel ranks do not.
   for (size_t i = 0; i < runs.size(); ++i)
-    if (i < 4)
+    if (i < 5)
       EXPECT_EQ(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
     else
       EXPECT_GT(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
@@ -85,6 +88,11 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
   for (size_t i = 0; i < 4; ++i)
     for (double bytes : runs[i].summary->state_memory_per_rank_bytes)
       EXPECT_NEAR(bytes / 136960, ladder[i], 0.1 * ladder[i]) << runs[i].header.label;
+  // tensor: 16 bytes per parameter a rank holds, the blocks' split ones halved. gpt2 tiny
+  // (hidden 64, 2 blocks, 512 tokens, 64 positions): 2 * (6 * 64 + (12 * 64^2 + 7 * 64) / 2)
+  // + 512 * 64 + 64 * 64 + 2 * 64 = 87,360.
+  for (double bytes : runs[4].summary->state_memory_per_rank_bytes)
+    EXPECT_NEAR(bytes, 16.0 * 87360, 0.1 * 16 * 87360) << runs[4].header.label;
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+#include "tensor_plan.hpp"
+
+#include <runner/errors.hpp>
+#include <runner/strategies/replica_plan.hpp>
+
+#include <algorithm>
+
+namespace runner::strategies {
+namespace {
+
+constexpr double kFp32 = 4;
+
+void check_divisors(const ModelEstimate& model, int degree) {
+  if (model.tensor_parallel_divisors.empty())
+    throw ConfigError("strategy tensor: the model does not say how it splits over ranks",
+                      "use a model that supports tensor parallelism, such as gpt2");
+  for (const auto& [key, size] : model.tensor_parallel_divisors)
+    if (size % degree != 0)
+      throw ConfigError("strategy.degree = " + std::to_string(degree) + " does not divide the "
+                            "model's " + key + " = " + std::to_string(size),
+                        "choose a degree that divides " + key);
+}
+
+}  // namespace
+
+ModelEstimate split_estimate(const ModelEstimate& model, int degree) {
+  check_divisors(model, degree);
+  const auto t = static_cast<double>(degree);
+  ModelEstimate split = model;
+  for (auto& layer : split.layers) {
+    const int64_t removed = layer.split_parameters - layer.split_parameters / degree;
+    split.parameters -= removed;
+    layer.parameters -= removed;
+    layer.split_parameters /= degree;
+    layer.held_bytes -= layer.split_held_bytes * (1 - 1 / t);
+    layer.split_held_bytes /= t;
+  }
+  return split;
+}
+
+// A replica with the split model per rank, and the flat copy the replicas' gradients are
+// averaged in when there is more than one group.
+RunPlan plan_tensor(const Options& options, const PlanInput& input) {
+  const int t = static_cast<int>(options.get_int("degree"));
+  const int ranks = std::max(1, input.world_size);
+  if (ranks % t != 0)
+    throw ConfigError("strategy.degree = " + std::to_string(t) + " does not divide the " +
+                          std::to_string(ranks) + " ranks into tensor-parallel groups",
+                      "set strategy.world_size to a multiple of strategy.degree");
+  PlanInput split = input;
+  split.model = split_estimate(input.model, t);
+  const int groups = ranks / t;
+  const double averaging = groups > 1 ? kFp32 * static_cast<double>(split.model.parameters) : 0;
+  return replicated_plan(split, groups, ranks, averaging,
+                         std::to_string(t) + "-way tensor parallel x " + std::to_string(groups) +
+                             " replica" + (groups == 1 ? "" : "s") +
+                             "; embeddings, head and LayerNorms whole on every rank");
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,107 @@
+#include "tensor_strategy.hpp"
+
+#include <runner/strategies/data_parallel.hpp>
+
+#include <unordered_set>
+
+namespace runner::strategies {
+namespace {
+
+// The parameters split_tensor_parallel left whole: every rank of the group holds them alike.
+std::vector<torch::Tensor> whole_of(const std::vector<torch::Tensor>& parameters,
+                                    const std::vector<torch::Tensor>& split) {
+  std::unordered_set<const void*> split_ones;
+  for (const auto& p : split) split_ones.insert(p.unsafeGetTensorImpl());
+  std::vector<torch::Tensor> whole;
+  for (const auto& p : parameters)
+    if (!split_ones.count(p.unsafeGetTensorImpl())) whole.push_back(p);
+  return whole;
+}
+
+}  // namespace
+
+TensorOptions TensorOptions::from(const Options& options) {
+  TensorOptions o;
+  o.degree = static_cast<int>(options.get_int("degree"));
+  o.drop_last = options.get_bool("drop_last");
+  return o;
+}
+
+void TensorStrategy::setup(const StrategyContext& context) {
+  Communicator& world = *context.communicator;
+  const int t = options_.degree;
+  if (world.world_size() % t != 0)
+    throw ConfigError("strategy.degree = " + std::to_string(t) + " does not divide the " +
+                          std::to_string(world.world_size()) + " ranks into tensor-parallel groups",
+                      "set strategy.world_size to a multiple of strategy.degree");
+  model_ = context.model;
+  model_->to(context.device);
+  // Every group splits the same weights: rank 0's, whatever each rank's initialization drew.
+  broadcast_from_rank_zero(*model_, world);
+  make_groups(world);
+  const std::vector<torch::Tensor> split = model_->split_tensor_parallel(group_);
+  for (const auto& p : model_->parameters())
+    if (p.requires_grad()) parameters_.push_back(p);
+  optimizer_ = context.make_optimizer(parameters_);
+  step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
+                                         context.meter);
+  step_->set_whole_parameters(whole_of(parameters_, split));
+}
+
+// Every rank makes every group, in one order: the groups of consecutive ranks, then the ranks
+// at one position across the groups.
+void TensorStrategy::make_groups(Communicator& world) {
+  const int t = options_.degree;
+  replica_count_ = world.world_size() / t;
+  replica_ = world.rank() / t;
+  for (int g = 0; g < replica_count_; ++g) {
+    std::vector<int> ranks;
+    for (int i = 0; i < t; ++i) ranks.push_back(g * t + i);
+    if (auto group = world.subgroup(ranks)) group_ = group;
+  }
+  if (replica_count_ == 1) return;
+  for (int i = 0; i < t; ++i) {
+    std::vector<int> ranks;
+    for (int g = 0; g < replica_count_; ++g) ranks.push_back(g * t + i);
+    if (auto group = world.subgroup(ranks)) replicas_ = group;
+  }
+}
+
+// The replicas' gradients averaged, in one all-reduce of a flat copy.
+void TensorStrategy::average_over_replicas() {
+  if (!replicas_) return;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads;
+  for (auto& p : parameters_) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    grads.push_back(p.grad().flatten());
+  }
+  torch::Tensor flat = torch::cat(grads);
+  replicas_->all_reduce_sum({flat});
+  flat.div_(replica_count_);
+  int64_t offset = 0;
+  for (auto& p : parameters_) {
+    p.mutable_grad().copy_(flat.narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
+  }
+}
+
+StepResult TensorStrategy::train_step(const Batch& batch) {
+  StepResult result = step_->accumulate(batch);
+  average_over_replicas();
+  // The split gradients' squares (clipping) and overflow counts (fp16) summed over the group.
+  const SumOverShards over_group = [this](torch::Tensor& t) { group_->all_reduce_sum({t}); };
+  step_->apply(*optimizer_, result, over_group);
+  return result;
+}
+
+StepResult TensorStrategy::eval_step(const Batch& batch) { return step_->evaluate(batch); }
+
+void TensorStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+
+// The groups split each epoch as ddp's ranks; the ranks of a group take the same samples.
+torch::Tensor TensorStrategy::shard_samples(const torch::Tensor& order, Split split) const {
+  return replica_samples(order, split, replica_, replica_count_, options_.drop_last);
+}
+
+}  // namespace runner::strategies

@@ -1,0 +1,103 @@
+// The plan of `tensor`: the split parts of each layer divided by the degree, the rest whole,
+// and the degree checked against the model's sizes and the ranks.
+#include <gtest/gtest.h>
+
+#include <runner/strategies/replica_plan.hpp>
+
+#include "../tensor_plan.hpp"
+#include <runner_testing/error_message.hpp>
+
+namespace runner::testing {
+namespace {
+
+using strategies::plan_tensor;
+using strategies::split_estimate;
+
+// Two layers: 1000 parameters of which 800 split, holding 100 bytes of which 60 split; and an
+// unsplit one of 50 parameters.
+LayerEstimate layer(int64_t parameters, double held, int64_t split_parameters,
+                    double split_held) {
+  LayerEstimate estimate;
+  estimate.parameters = parameters;
+  estimate.held_bytes = held;
+  estimate.output_bytes = 10;
+  estimate.split_parameters = split_parameters;
+  estimate.split_held_bytes = split_held;
+  return estimate;
+}
+
+ModelEstimate two_layers() {
+  ModelEstimate model;
+  model.parameters = 1050;
+  model.layers = {layer(1000, 100, 800, 60), layer(50, 20, 0, 0)};
+  model.tensor_parallel_divisors = {{"heads", 12}, {"hidden", 96}};
+  return model;
+}
+
+Options tensor_options(int64_t degree) {
+  Options options("strategy");
+  options.set("degree", degree);
+  options.set("drop_last", false);
+  return options;
+}
+
+TEST(TensorPlan, SplitPartsAreDividedByTheDegreeAndTheRestKeptWhole) {
+  const ModelEstimate split = split_estimate(two_layers(), 4);
+  EXPECT_EQ(split.parameters, 1050 - 600);
+  EXPECT_EQ(split.layers[0].parameters, 200 + 200);
+  EXPECT_EQ(split.layers[0].split_parameters, 200);
+  EXPECT_DOUBLE_EQ(split.layers[0].held_bytes, 40 + 15);
+  EXPECT_EQ(split.layers[1].parameters, 50);
+  EXPECT_DOUBLE_EQ(split.layers[1].held_bytes, 20);
+}
+
+TEST(TensorPlan, ADegreeThatDoesNotDivideASizeNamesIt) {
+  const std::string message =
+      message_of<ConfigError>([] { split_estimate(two_layers(), 5); });
+  EXPECT_NE(message.find("strategy.degree = 5 does not divide the model's heads = 12"),
+            std::string::npos)
+      << message;
+}
+
+TEST(TensorPlan, AModelWithoutSplitSizesIsRefused) {
+  ModelEstimate model = two_layers();
+  model.tensor_parallel_divisors.clear();
+  EXPECT_NE(message_of<ConfigError>([&] { split_estimate(model, 2); })
+                .find("does not say how it splits"),
+            std::string::npos);
+}
+
+TEST(TensorPlan, EachRankHoldsTheSplitReplicaAndReplicasAnAveragingCopy) {
+  PlanInput input;
+  input.model = two_layers();
+  input.world_size = 4;
+  input.batch_size = 8;
+  input.optimizer_states_per_parameter = 2;
+  const RunPlan plan = plan_tensor(tensor_options(2), input);
+  ASSERT_EQ(plan.ranks.size(), 4u);
+  EXPECT_EQ(plan.data_parallel_degree, 2);
+  EXPECT_EQ(plan.micro_batch_size, 4);
+  PlanInput split = input;
+  split.model = split_estimate(input.model, 2);
+  const MemoryPlan replica = strategies::replica_memory(split, 4);
+  const double p = 1050 - 400;
+  EXPECT_DOUBLE_EQ(plan.ranks[3].parameters, 4 * p);
+  EXPECT_DOUBLE_EQ(plan.ranks[3].optimizer_state, replica.optimizer_state);
+  EXPECT_DOUBLE_EQ(plan.ranks[3].activations, replica.activations);
+  EXPECT_DOUBLE_EQ(plan.ranks[3].buffers, 4 * p);  // the flat copy of the gradients
+  // One group: no replicas to average with.
+  input.world_size = 2;
+  EXPECT_DOUBLE_EQ(plan_tensor(tensor_options(2), input).ranks[0].buffers, 0);
+}
+
+TEST(TensorPlan, ADegreeThatDoesNotDivideTheRanksIsRefused) {
+  PlanInput input;
+  input.model = two_layers();
+  input.world_size = 3;
+  EXPECT_NE(message_of<ConfigError>([&] { plan_tensor(tensor_options(2), input); })
+                .find("does not divide the 3 ranks"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace runner::testing
