@@ -52,4 +52,17 @@ std::vector<LayerRange> balance_by_count(size_t layers, int stages) {
   return ranges;
 }
 
+bool says_flops(const LayerWeights& layers) {
+  for (double f : layers.flops)
+    if (f > 0) return true;
+  return false;
+}
+
+std::vector<LayerRange> cut_layers(const std::string& balance, const LayerWeights& layers,
+                                   int stages) {
+  if (balance == "layers") return balance_by_count(layers.parameters.size(), stages);
+  if (balance == "flops" && says_flops(layers)) return balance_by_weight(layers.flops, stages);
+  return balance_by_weight(layers.parameters, stages);
+}
+
 }  // namespace runner::strategies

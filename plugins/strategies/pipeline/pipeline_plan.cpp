@@ -11,11 +11,13 @@ namespace {
 
 constexpr double kFp32 = 4;
 
-std::vector<LayerRange> ranges_of(const Options& options, const ModelEstimate& model, int k) {
-  if (options.get_string("balance") == "layers") return balance_by_count(model.layers.size(), k);
-  std::vector<double> weights;
-  for (const auto& layer : model.layers) weights.push_back(static_cast<double>(layer.parameters));
-  return balance_by_weight(weights, k);
+LayerWeights weights_of(const ModelEstimate& model) {
+  LayerWeights weights;
+  for (const auto& layer : model.layers) {
+    weights.parameters.push_back(static_cast<double>(layer.parameters));
+    weights.flops.push_back(layer.forward_flops);
+  }
+  return weights;
 }
 
 // Bytes per sample one micro-batch leaves held on the stage: every layer's, or with
@@ -48,7 +50,13 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
   plan.micro_batch_size = micro_batch_size(input, pipelines);
   const auto m = std::max<int64_t>(1, input.techniques.micro_batches);
   const bool gpipe = options.get_string("schedule") == "gpipe";
-  const std::vector<LayerRange> ranges = ranges_of(options, model, k);
+  // zero_stage 1 over Gloo stages a copy of each of two reductions in flight, as zero's.
+  const bool sharded = options.get_int("zero_stage") == 1 && pipelines > 1;
+  const bool gloo = options.get_string("backend") == "gloo";
+  const double bucket = options.get_double("bucket_mb") * 1024 * 1024;
+  const LayerWeights weights = weights_of(model);
+  const std::string balance = options.get_string("balance");
+  const std::vector<LayerRange> ranges = cut_layers(balance, weights, k);
   const auto samples = static_cast<double>(plan.micro_batch_size);
   for (int r = 0; r < ranks; ++r) {
     const int s = r % k;
@@ -63,17 +71,23 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
     rank.parameters = kFp32 * parameters;
     rank.gradients = kFp32 * parameters;
     const int states = input.optimizer_states_per_parameter;
-    rank.optimizer_state = kFp32 * (states * parameters + (states > 0 ? largest : 0));
+    // zero_stage 1: the state of this replica's part of each unit, the temporaries of a part.
+    const double share = sharded ? 1.0 / pipelines : 1.0;
+    rank.optimizer_state = kFp32 * share * (states * parameters + (states > 0 ? largest : 0));
     rank.activations =
         in_flight * samples * held_per_sample(model, range, input.techniques.checkpoint_layers);
     if (s == k - 1) rank.activations += 2 * model.loss_bytes * samples;
     const double boundary = model.layers[range.end - 1].output_bytes * samples;
-    rank.buffers = model.buffer_bytes + (s < k - 1 ? 2 * boundary : 0);
+    rank.buffers = model.buffer_bytes + (s < k - 1 ? 2 * boundary : 0) +
+                   (sharded && gloo ? 2 * std::min(bucket, kFp32 * parameters) : 0);
     plan.ranks.push_back(rank);
   }
   plan.notes = std::to_string(k) + " stages x " + std::to_string(pipelines) + " pipeline" +
-               (pipelines == 1 ? "" : "s") + ", " + (gpipe ? "GPipe" : "1F1B") +
-               "; a tied weight's copy on a later stage is not counted";
+               (pipelines == 1 ? "" : "s") + (sharded ? " (optimizer state sharded over them)" : "") +
+               ", " + (gpipe ? "GPipe" : "1F1B") +
+               ", cut by " + (balance == "flops" && !says_flops(weights) ? "parameters (the "
+               "layers say no FLOPs)" : balance) + "; a tied weight's copy on a later stage is "
+               "not counted";
   return plan;
 }
 

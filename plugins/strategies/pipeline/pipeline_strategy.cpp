@@ -16,14 +16,15 @@ using Impl = const void*;
 
 Impl impl(const torch::Tensor& t) { return t.unsafeGetTensorImpl(); }
 
-std::vector<double> parameter_counts(const std::vector<std::shared_ptr<Layer>>& layers) {
-  std::vector<double> counts;
+LayerWeights weights_of(const std::vector<std::shared_ptr<Layer>>& layers) {
+  LayerWeights weights;
   for (const auto& layer : layers) {
     double n = 0;
     for (const auto& p : layer->parameters()) n += static_cast<double>(p.numel());
-    counts.push_back(n);
+    weights.parameters.push_back(n);
+    weights.flops.push_back(layer->forward_flops_per_sample());
   }
-  return counts;
+  return weights;
 }
 
 }  // namespace
@@ -34,6 +35,8 @@ PipelineOptions PipelineOptions::from(const Options& options) {
   o.schedule = options.get_string("schedule");
   o.balance = options.get_string("balance");
   o.drop_last = options.get_bool("drop_last");
+  o.zero_stage = static_cast<int>(options.get_int("zero_stage"));
+  o.bucket_mb = options.get_double("bucket_mb");
   return o;
 }
 
@@ -55,8 +58,7 @@ void PipelineStrategy::setup(const StrategyContext& context) {
   pipeline_index_ = world_->rank() / k;
   pipelines_ = world / k;
   try {
-    ranges_ = options_.balance == "layers" ? balance_by_count(layers.size(), k)
-                                           : balance_by_weight(parameter_counts(layers), k);
+    ranges_ = cut_layers(options_.balance, weights_of(layers), k);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("strategy.stages: ") + e.what(), "use fewer stages");
   }
@@ -67,10 +69,23 @@ void PipelineStrategy::setup(const StrategyContext& context) {
   make_groups();
   tie_weights();
   place_layers(context.device);
-  optimizer_ = context.make_optimizer(owned_);
-  step_ = std::make_unique<TrainingStep>(model_, owned_, context.techniques, context.device,
-                                         context.meter);
+  make_optimizer(context);
   messages_ = std::make_unique<Messages>(pipeline_, context.device);
+}
+
+// zero_stage 1 with replicas: the stage's weights laid out in units over the replicas, each
+// rank stepping its part (the gradients' mean reduce-scattered into it), as zero's stage 1.
+void PipelineStrategy::make_optimizer(const StrategyContext& context) {
+  std::vector<torch::Tensor> stepped = owned_;
+  if (options_.zero_stage == 1 && replicas_ && !owned_.empty()) {
+    const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    units_ = bucketed_units(owned_, bucket_bytes, replicas_, ZeroStage::optimizer_state);
+    stepped.clear();
+    for (const auto& unit : units_) stepped.push_back(unit->master());
+  }
+  optimizer_ = context.make_optimizer(stepped);
+  step_ = std::make_unique<TrainingStep>(model_, stepped, context.techniques, context.device,
+                                         context.meter);
 }
 
 // Every rank makes every group, in one order: a pipeline's consecutive ranks, and the ranks
@@ -199,9 +214,17 @@ void PipelineStrategy::backward(int micro) {
   slot = InFlight{};
 }
 
+// Sharded units keep their gradients as views of one flat vector: zeroed, not dropped.
+void PipelineStrategy::drop_gradients() {
+  for (auto& unit : units_) unit->begin_step();
+  if (units_.empty())
+    for (auto& p : owned_) p.mutable_grad().reset();
+  for (auto& t : tied_)
+    if (units_.empty() || t.group->rank() != t.owner) t.weight.mutable_grad().reset();
+}
+
 StepResult PipelineStrategy::train_step(const Batch& batch) {
-  for (auto& p : owned_) p.mutable_grad().reset();
-  for (auto& t : tied_) t.weight.mutable_grad().reset();
+  drop_gradients();
   const std::vector<MicroBatch> micro = split_micro_batches(batch, step_->techniques().micro_batches);
   const int m = static_cast<int>(micro.size());
   in_flight_.assign(micro.size(), InFlight{});
@@ -217,8 +240,11 @@ StepResult PipelineStrategy::train_step(const Batch& batch) {
   reduce_gradients();
   if (!last_stage()) result.loss = torch::zeros({}, torch::kFloat);
   else result.predictions = predictions.size() == 1 ? predictions[0] : torch::cat(predictions);
-  Communicator* stages = pipeline_.get();
-  step_->apply(*optimizer_, result, [stages](torch::Tensor& t) { stages->all_reduce_sum({t}); });
+  // Clipping's squares and fp16's overflow flags: over the stages, and the replicas' parts.
+  const bool sharded = options_.zero_stage == 1 && replicas_;  // alike on every rank
+  Communicator* holders = sharded ? world_.get() : pipeline_.get();
+  step_->apply(*optimizer_, result, [holders](torch::Tensor& t) { holders->all_reduce_sum({t}); });
+  share_updates();
   share_tied_weights();
   return result;
 }
@@ -231,12 +257,25 @@ void PipelineStrategy::reduce_gradients() {
     t.group->all_reduce_sum({grad});
   }
   if (!replicas_) return;
+  if (!units_.empty()) {
+    for (auto& unit : units_) unit->start_reduction();
+    for (auto& unit : units_) unit->finish_reduction();
+    return;
+  }
   std::vector<torch::Tensor> grads;
   for (auto& p : owned_) {
     if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
     grads.push_back(p.mutable_grad().div_(pipelines_));
   }
   replicas_->all_reduce_sum(grads);
+}
+
+// zero_stage 1: every replica's stepped part into the weights, before a tied weight's owner
+// sends its new value on.
+void PipelineStrategy::share_updates() {
+  std::vector<std::unique_ptr<PendingCollective>> sharing;
+  for (auto& unit : units_) sharing.push_back(unit->start_sharing_updates());
+  for (auto& pending : sharing) pending->wait();
 }
 
 // The owner stepped a tied weight: the other readers take its new value.

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include <runner/strategies/sharded_unit.hpp>
+
 #include "messages.hpp"
 #include "partition.hpp"
 #include "schedule.hpp"
@@ -22,8 +24,10 @@ namespace runner::strategies {
 struct PipelineOptions {
   int stages = 2;
   std::string schedule = "1f1b";       // or "gpipe"
-  std::string balance = "parameters";  // or "layers"
+  std::string balance = "flops";  // or "parameters", "layers"
   bool drop_last = false;
+  int zero_stage = 0;      // 1: each stage's optimizer state sharded over the pipelines
+  double bucket_mb = 25;   // zero_stage 1: parameters per sharded unit
   static PipelineOptions from(const Options& options);
 };
 
@@ -41,6 +45,7 @@ class PipelineStrategy : public Strategy {
 
   int stage() const { return stage_; }
   const std::vector<LayerRange>& ranges() const { return ranges_; }
+  const std::vector<std::shared_ptr<Layer>>& stage_layers() const { return layers_; }
 
  private:
   struct InFlight {
@@ -58,7 +63,10 @@ class PipelineStrategy : public Strategy {
   void forward(int micro, const std::vector<MicroBatch>& micro_batches, StepResult& result,
                std::vector<torch::Tensor>& predictions);
   void backward(int micro);
+  void make_optimizer(const StrategyContext& context);
+  void drop_gradients();
   void reduce_gradients();
+  void share_updates();
   void share_tied_weights();
 
   PipelineOptions options_;
@@ -68,6 +76,8 @@ class PipelineStrategy : public Strategy {
   std::vector<LayerRange> ranges_;
   std::vector<std::shared_ptr<Layer>> layers_;  // this stage's
   std::vector<torch::Tensor> owned_;            // stepped here
+  // zero_stage 1: owned_ in flat units over the replicas; the optimizer steps their masters.
+  std::vector<std::unique_ptr<ShardedUnit>> units_;
   // A weight this stage reads that another stage reads too: its gradient is summed over
   // them, and the owner's value, once stepped, is copied to the others.
   struct TiedWeight {

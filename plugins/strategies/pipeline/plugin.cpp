@@ -15,9 +15,17 @@ runner::Schema pipeline_schema() {
               "gpipe: every micro-batch's forward, then the backwards; 1f1b: one forward, one "
               "backward in turn once the pipeline is full (keeps fewer activations)",
               {"gpipe", "1f1b"});
-  schema.text("balance", "parameters",
-              "Where to cut: stages of about equal parameters, or of equal layer counts",
-              {"parameters", "layers"});
+  schema.text("balance", "flops",
+              "Where to cut: stages of about equal forward FLOPs (by parameters when the "
+              "model's layers do not say theirs), of equal parameters, or of equal layer counts",
+              {"flops", "parameters", "layers"});
+  schema.integer("zero_stage", 0,
+                 "1: each stage's optimizer state sharded over the pipelines (ZeRO-1 across the "
+                 "data-parallel replicas); 0: every replica keeps it whole. Higher stages are "
+                 "not supported with a pipeline",
+                 0, 1);
+  schema.number("bucket_mb", 25.0,
+                "zero_stage 1: parameters per sharded unit, in MB of fp32", 0.001, 4096);
   schema.flag("drop_last", false,
               "Drop the samples that do not divide among the pipelines instead of repeating the "
               "first ones");

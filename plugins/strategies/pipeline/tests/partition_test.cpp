@@ -35,5 +35,23 @@ TEST(Partition, EveryStageGetsALayer) {
   EXPECT_THROW(balance_by_weight({1, 2}, 3), std::invalid_argument);
 }
 
+// GPT-2 small at 1024 tokens: the embedding does no matmul, a block 24 T h^2 + 4 T^2 h = 17.7
+// GFLOPs, the head 2 T h V = 79.1 GFLOPs (4.5 blocks). By FLOPs the head's stage takes fewer
+// blocks; by parameters the embedding's stage does.
+TEST(Partition, ByFlopsTheHeadsStageTakesFewerBlocks) {
+  LayerWeights gpt2;
+  gpt2.parameters = {39.4, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 0.0015};
+  gpt2.flops = {0, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 17.7, 79.1};
+  // 8 blocks (141.6) against 4 blocks and the head (149.9); one more block moved either way
+  // makes a side 159.3 or 167.6.
+  EXPECT_EQ(cut_layers("flops", gpt2, 2), (Ranges{{0, 9}, {9, 14}}));
+  EXPECT_EQ(cut_layers("parameters", gpt2, 2), (Ranges{{0, 4}, {4, 14}}));
+  EXPECT_EQ(cut_layers("layers", gpt2, 2), (Ranges{{0, 7}, {7, 14}}));
+  // Layers that say no FLOPs: cut by parameters.
+  gpt2.flops.assign(gpt2.flops.size(), 0);
+  EXPECT_FALSE(says_flops(gpt2));
+  EXPECT_EQ(cut_layers("flops", gpt2, 2), (Ranges{{0, 4}, {4, 14}}));
+}
+
 }  // namespace
 }  // namespace runner::strategies

@@ -24,11 +24,14 @@ PlanInput four_layers(int ranks, int micro_batches) {
   return input;
 }
 
-Options pipeline(const std::string& schedule) {
+Options pipeline(const std::string& schedule, int64_t zero_stage = 0) {
   Options o("strategy");
   o.set("stages", int64_t{2});
   o.set("schedule", schedule);
   o.set("balance", std::string("layers"));
+  o.set("zero_stage", zero_stage);
+  o.set("bucket_mb", 25.0);
+  o.set("backend", std::string("nccl"));
   return o;
 }
 
@@ -54,6 +57,21 @@ TEST(PipelinePlan, TwoPipelinesShareTheBatchAndRepeatTheStages) {
   EXPECT_EQ(plan.data_parallel_degree, 2);
   EXPECT_DOUBLE_EQ(plan.ranks[2].total(), plan.ranks[0].total());
   EXPECT_DOUBLE_EQ(plan.ranks[3].total(), plan.ranks[1].total());
+}
+
+// Each stage's 2000 parameters: fp32 Adam's 8 bytes each and the step's temporaries of its
+// largest layer (4 bytes each of 1000), halved over 2 pipelines.
+TEST(PipelinePlan, ZeroStageOneHalvesTheStateOverTwoPipelines) {
+  const RunPlan whole = strategies::plan_pipeline(pipeline("1f1b"), four_layers(4, 2));
+  const RunPlan sharded = strategies::plan_pipeline(pipeline("1f1b", 1), four_layers(4, 2));
+  EXPECT_DOUBLE_EQ(whole.ranks[0].optimizer_state, 4.0 * (2 * 2000 + 1000));
+  EXPECT_DOUBLE_EQ(sharded.ranks[0].optimizer_state, 4.0 * (2 * 2000 + 1000) / 2);
+  EXPECT_DOUBLE_EQ(sharded.ranks[0].parameters, whole.ranks[0].parameters);
+  EXPECT_NE(sharded.notes.find("optimizer state sharded"), std::string::npos) << sharded.notes;
+  // One pipeline: nothing to shard over.
+  EXPECT_DOUBLE_EQ(strategies::plan_pipeline(pipeline("1f1b", 1), four_layers(2, 2))
+                       .ranks[0].optimizer_state,
+                   4.0 * (2 * 2000 + 1000));
 }
 
 }  // namespace

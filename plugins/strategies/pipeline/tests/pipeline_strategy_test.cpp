@@ -76,6 +76,12 @@ Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}
     if (reports[static_cast<size_t>(r)])
       for (int step = 0; step < kSteps; ++step)
         trace.losses[static_cast<size_t>(step)] += losses[static_cast<size_t>(r)][static_cast<size_t>(step)] / pipelines;
+  // The replicas hold what pipeline 0's ranks hold.
+  for (int r = options.stages; r < world; ++r)
+    for (size_t i = 0; i < weights[0].size(); ++i)
+      EXPECT_TRUE(torch::equal(weights[static_cast<size_t>(r)][i],
+                               weights[static_cast<size_t>(r % options.stages)][i]))
+          << "parameter " << i << " on rank " << r;
   // Pipeline 0's ranks: each parameter where it is whole (dropped weights hold no elements).
   for (size_t i = 0; i < weights[0].size(); ++i) {
     torch::Tensor whole;
@@ -137,19 +143,69 @@ TEST(Pipeline, TwoPipelinesAreDataParallelReplicas) {
   expect_same_training(one_process(), on_pipeline(stages(2), 4, two));
 }
 
-TEST(Pipeline, ClippingStaysGlobalOverTheStages) {
-  Techniques clipped;
-  clipped.micro_batches = 2;
-  clipped.grad_clip_norm = 0.05;  // below the gradients' norm: every step clips
+// One process through the strategy-support library's step, with `techniques`.
+Trace one_process_with(const Techniques& techniques) {
   auto model = seeded(5);
   auto optimizer = adam(model->parameters());
-  strategies::TrainingStep step(model, model->parameters(), clipped, torch::kCPU,
+  strategies::TrainingStep step(model, model->parameters(), techniques, torch::kCPU,
                                 std::make_shared<StepMeter>());
   Trace expected;
   for (int s = 0; s < kSteps; ++s)
     expected.losses.push_back(step.run(batch_of(s), *optimizer).loss.item<double>());
   for (const auto& p : model->parameters()) expected.weights.push_back(p.detach().clone());
-  expect_same_training(expected, on_pipeline(stages(3), 3, clipped));
+  return expected;
+}
+
+Techniques clipped_in_two() {
+  Techniques clipped;
+  clipped.micro_batches = 2;
+  clipped.grad_clip_norm = 0.05;  // below the gradients' norm: every step clips
+  return clipped;
+}
+
+TEST(Pipeline, ClippingStaysGlobalOverTheStages) {
+  expect_same_training(one_process_with(clipped_in_two()),
+                       on_pipeline(stages(3), 3, clipped_in_two()));
+}
+
+// Units of about 100 bytes: each stage's weights in several, the tied one among them.
+PipelineOptions zero_one(int k) {
+  PipelineOptions o = stages(k);
+  o.zero_stage = 1;
+  o.bucket_mb = 1e-4;
+  return o;
+}
+
+TEST(Pipeline, ZeroStageOneOverTwoPipelinesFollowsOneProcessTraining) {
+  expect_same_training(one_process_with(clipped_in_two()),
+                       on_pipeline(zero_one(2), 4, clipped_in_two()));
+  Techniques plain;
+  expect_same_training(one_process(), on_pipeline(zero_one(3), 6, plain));
+}
+
+// Each replica's optimizer steps about half of its stage's weights: its parts of the units.
+TEST(Pipeline, ZeroStageOneKeepsHalfTheStateOnEachOfTwoPipelines) {
+  on_ranks(4, [](int rank, distributed::RankConnection& c) {
+    auto model = seeded(5);
+    PipelineStrategy pipeline(zero_one(2));
+    StrategyContext context;
+    context.model = model;
+    int64_t stepped = 0;
+    context.make_optimizer = [&stepped](std::vector<torch::Tensor> params) {
+      for (const auto& p : params) stepped += p.numel();
+      return adam(params);
+    };
+    context.communicator = c.communicator;
+    pipeline.setup(context);
+    int64_t owned = 0, tensors = 0;
+    for (const auto& layer : pipeline.stage_layers())
+      for (const auto& p : layer->parameters()) owned += p.numel(), ++tensors;
+    // Each unit padded by at most one element to split in two; no more units than tensors.
+    EXPECT_GE(stepped, owned / 2);
+    EXPECT_LE(stepped, owned / 2 + tensors);
+    EXPECT_LT(stepped, owned);
+    pipeline.train_step(rows_of(batch_of(0), rank / 2, 2));
+  });
 }
 
 TEST(Pipeline, StagesThatDoNotDivideTheRanksAreRefused) {
