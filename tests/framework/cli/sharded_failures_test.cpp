@@ -1,9 +1,11 @@
-// A rank of a sharded run killed mid-step: every rank ends within the timeout, and the run is
-// recorded failed naming the rank, as with ddp.
+// A rank of a sharded or split run killed mid-step: every rank ends within the timeout, and
+// the run is recorded failed naming the rank, as with ddp.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <ostream>
+#include <string>
 
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -11,16 +13,24 @@
 namespace runner::testing {
 namespace {
 
-class KilledZeroRank : public ::testing::TestWithParam<int> {};
+struct Layout {
+  std::string name;      // for the test's name
+  std::string strategy;  // the [strategy] table's keys besides world_size and timeout_s
+};
 
-TEST_P(KilledZeroRank, EndsTheRunNamingIt) {
-  const std::string dir = scratch_dir("killed_zero_" + std::to_string(GetParam()));
+void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
+
+class KilledRank : public ::testing::TestWithParam<Layout> {};
+
+// Rank 1 kills itself in its fifth training step: a zero rank holding shards, a pipeline's
+// last stage, the second rank of a tensor-parallel group.
+TEST_P(KilledRank, EndsTheRunNamingIt) {
+  const std::string dir = scratch_dir("killed_" + GetParam().name);
   std::string text = blobs_experiment(
       dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\n"
-                     "name = \"zero\"\nworld_size = 2\ntimeout_s = 20\nstage = " +
-                         std::to_string(GetParam()) + "\n");
+                     "world_size = 2\ntimeout_s = 20\n" + GetParam().strategy + "\n");
   text.replace(text.find("name = \"linear_probe\"\n"), 22,
-               "name = \"linear_probe\"\nfail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
+               "name = \"layered_probe\"\nfail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
   write_file(dir + "/exp.toml", text);
   const auto start = std::chrono::steady_clock::now();
   const Output out = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
@@ -36,7 +46,13 @@ TEST_P(KilledZeroRank, EndsTheRunNamingIt) {
       << "a rank outlived the launcher";
 }
 
-INSTANTIATE_TEST_SUITE_P(Stages, KilledZeroRank, ::testing::Values(2, 3));
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, KilledRank,
+    ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
+                      Layout{"zero3", "name = \"zero\"\nstage = 3"},
+                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
+                      Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
+    [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace runner::testing

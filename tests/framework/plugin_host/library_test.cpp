@@ -25,7 +25,7 @@ std::string load_error(const std::string& path) {
 
 TEST(Library, LoadsAGoodPluginAndListsItsComponents) {
   auto library = Library::load(fixture_library("good"));
-  ASSERT_EQ(library->components().size(), 5u);
+  ASSERT_EQ(library->components().size(), 6u);
   EXPECT_EQ(library->components()[0].name, "blobs");
   EXPECT_EQ(library->components()[0].kind, Kind::dataset);
   EXPECT_EQ(library->components()[1].name, "linear_probe");

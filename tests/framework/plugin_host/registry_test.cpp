@@ -28,7 +28,7 @@ TEST(Registry, FindsComponentsOfAFolderByKindAndName) {
   registry.load_directories({fixture_dir("good"), "/no/such/folder"});
   EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
   EXPECT_EQ(registry.find(Kind::model, "blobs"), nullptr);
-  EXPECT_EQ(registry.names(Kind::model), (std::vector<std::string>{"linear_probe", "sized_probe"}));
+  EXPECT_EQ(registry.names(Kind::model), (std::vector<std::string>{"layered_probe", "linear_probe", "sized_probe"}));
   ASSERT_NE(registry.schema(Kind::dataset, "blobs"), nullptr);
   EXPECT_NE(registry.schema(Kind::dataset, "blobs")->find("train_size"), nullptr);
 }
