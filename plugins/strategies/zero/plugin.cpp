@@ -21,9 +21,10 @@ runner::Schema zero_schema() {
   schema.flag("prefetch", true,
               "Stage 3: start gathering the next layer's parameters while one layer runs");
   schema.text("offload", "none",
-              "nvme: the optimizer state of each rank's part in files under offload_dir, read "
-              "in for its step and written back after it, one unit's at a time",
-              {"none", "nvme"});
+              "cpu: the optimizer state and step in pinned host memory (runs on a GPU); nvme: "
+              "the optimizer state of each rank's part in files under offload_dir, read in for "
+              "its step and written back after it, one unit's at a time",
+              {"none", "cpu", "nvme"});
   schema.text("offload_dir", "",
               "nvme: the folder for the optimizer state files (a local disk); empty: the "
               "system's temporary folder");

@@ -45,10 +45,12 @@ RunPlan plan_zero(const Options& options, const PlanInput& input) {
   plan.data_parallel_degree = ranks;
   plan.micro_batch_size = micro_batch_size(input, ranks);
   MemoryPlan rank = replica_memory(input, plan.micro_batch_size);
-  // The optimizer's temporaries are as large as the largest master part it steps; offloaded,
-  // only that part's state is in memory, during its step.
-  const bool offloaded = options.get_string("offload") == "nvme";
-  rank.optimizer_state = states * (offloaded ? unit / ranks : part) + (states > 0 ? unit / ranks : 0);
+  // The optimizer's temporaries are as large as the largest master part it steps. Offloaded
+  // to nvme, only that part's state is in memory, during its step; to cpu, none on the device.
+  const std::string offload = options.get_string("offload");
+  const bool offloaded = offload == "nvme";
+  rank.optimizer_state = offload == "cpu" ? 0
+                         : states * (offloaded ? unit / ranks : part) + (states > 0 ? unit / ranks : 0);
   const double staging = gloo ? 2 * unit : 0;
   if (stage == 1) {
     rank.buffers += staging;
@@ -66,7 +68,8 @@ RunPlan plan_zero(const Options& options, const PlanInput& input) {
                (stage == 1   ? "optimizer state sharded"
                 : stage == 2 ? "optimizer state and gradients sharded"
                              : "optimizer state, gradients and parameters sharded") +
-               (offloaded ? "; optimizer state in files, one unit's in memory at its step" : "");
+               (offloaded ? "; optimizer state in files, one unit's in memory at its step" : "") +
+               (offload == "cpu" ? "; optimizer state and step in host memory" : "");
   return plan;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "host_optimizer.hpp"
 #include "offloaded_optimizer.hpp"
 
 namespace runner::strategies {
@@ -47,7 +48,7 @@ void ZeroStrategy::setup(const StrategyContext& context) {
 
   std::vector<torch::Tensor> masters;
   for (const auto& unit : units_) masters.push_back(unit->master());
-  make_optimizer(masters, context.make_optimizer);
+  make_optimizer(masters, context);
   LayerGathering* gathering = gathering_.get();
   reduction_ = std::make_unique<GradientReduction>(
       reduction_order(), options_.overlap, [gathering](ShardedUnit& unit) {
@@ -64,11 +65,21 @@ void ZeroStrategy::setup(const StrategyContext& context) {
                                          context.meter, forward);
 }
 
-// nvme: a folder per process and rank, so runs and ranks sharing a disk keep apart.
+// cpu: the state in host memory, for a run on a GPU. nvme: a folder per process and rank, so
+// runs and ranks sharing a disk keep apart.
 void ZeroStrategy::make_optimizer(const std::vector<torch::Tensor>& masters,
-                                  const OptimizerFactory& make) {
-  if (options_.offload != "nvme") {
+                                  const StrategyContext& context) {
+  const OptimizerFactory& make = context.make_optimizer;
+  if (options_.offload == "none") {
     optimizer_ = make(masters);
+    return;
+  }
+  if (options_.offload == "cpu") {
+    if (!context.device.is_cuda())
+      throw ConfigError("strategy.offload = \"cpu\" moves the optimizer state from a GPU to host "
+                        "memory, but this run is on the " + context.device.str() + " already",
+                        "set strategy.offload = \"none\", or \"nvme\" to keep it in files");
+    optimizer_ = std::make_unique<HostOptimizer>(masters, make);
     return;
   }
   const std::filesystem::path base = options_.offload_dir.empty()

@@ -25,7 +25,7 @@ struct ZeroOptions {
   bool overlap = true;    // reduce during backward
   bool prefetch = true;   // stage 3: the next layer's gather started while one runs
   bool drop_last = false;
-  std::string offload = "none";  // or "nvme": the optimizer state in files
+  std::string offload = "none";  // "cpu": the state in host memory; "nvme": in files
   std::string offload_dir;       // nvme: where; empty: the system's temporary folder
   static ZeroOptions from(const Options& options);
 };
@@ -52,7 +52,7 @@ class ZeroStrategy : public Strategy {
   void make_layer_units(const std::vector<torch::Tensor>& parameters);
   std::vector<ShardedUnit*> reduction_order() const;
   void share_updates();
-  void make_optimizer(const std::vector<torch::Tensor>& masters, const OptimizerFactory& make);
+  void make_optimizer(const std::vector<torch::Tensor>& masters, const StrategyContext& context);
 
   ZeroOptions options_;
   std::shared_ptr<Model> model_;

@@ -79,6 +79,10 @@ TEST(ZeroPlan, OffloadedStateInMemoryIsOneUnitsPart) {
                    2 * (4.0 * 10'000'000 / 2 - layer_part));
   EXPECT_NE(strategies::plan_zero(zero(3, "nccl", "nvme"), ten_million(2)).notes.find("in files"),
             std::string::npos);
+  // To the host: no optimizer state on the device.
+  const MemoryPlan host = strategies::plan_zero(zero(3, "nccl", "cpu"), ten_million(2)).ranks.at(0);
+  EXPECT_DOUBLE_EQ(host.optimizer_state, 0);
+  EXPECT_DOUBLE_EQ(host.parameters, kept.parameters);
 }
 
 }  // namespace

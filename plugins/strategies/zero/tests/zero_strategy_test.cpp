@@ -302,5 +302,48 @@ TEST(Zero, AnOffloadFolderThatCannotBeWrittenIsAConfigErrorNamingTheKey) {
   std::filesystem::remove(file);
 }
 
+TEST(Zero, OffloadToTheHostOnACpuRunIsAConfigErrorSayingWhy) {
+  on_ranks(1, [&](int, distributed::RankConnection& c) {
+    ZeroOptions options = stage(2);
+    options.offload = "cpu";
+    ZeroStrategy zero(options);
+    StrategyContext context;
+    context.model = model_of<LayeredModel>(3);
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    const std::string message = message_of<ConfigError>([&] { zero.setup(context); });
+    EXPECT_NE(message.find("strategy.offload = \"cpu\" moves the optimizer state from a GPU"),
+              std::string::npos)
+        << message;
+  });
+}
+
+// On a GPU the host-offloaded state steps the same: 20 steps of stage 2 on one rank, with and
+// without offload = "cpu".
+TEST(Zero, OffloadToTheHostFollowsTheStateOnTheGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
+  std::vector<std::vector<double>> losses(2);
+  for (int offload = 0; offload < 2; ++offload)
+    on_ranks(1, [&](int, distributed::RankConnection& c) {
+      ZeroOptions options = stage(2);
+      if (offload) options.offload = "cpu";
+      ZeroStrategy zero(options);
+      StrategyContext context;
+      context.model = model_of<LayeredModel>(3);
+      context.device = torch::Device(torch::kCUDA, 0);
+      context.make_optimizer = adam;
+      context.communicator = c.communicator;
+      zero.setup(context);
+      for (int step = 0; step < 20; ++step) {
+        Batch batch = batch_of(step);
+        batch.inputs = batch.inputs.to(context.device);
+        batch.targets = batch.targets.to(context.device);
+        losses[offload].push_back(zero.train_step(batch).loss.item<double>());
+      }
+    });
+  for (int step = 0; step < 20; ++step)
+    EXPECT_NEAR(losses[1][step], losses[0][step], 1e-6 * std::abs(losses[0][step])) << step;
+}
+
 }  // namespace
 }  // namespace runner::testing
