@@ -32,6 +32,10 @@ struct LayerEstimate {
   double held_bytes = 0;          // what its forward leaves held for backward, output included
   double output_bytes = 0;        // its output alone: what a checkpointed next layer keeps
   double forward_flops = 0;       // per sample, as Layer::forward_flops_per_sample; 0: unknown
+  // Parameters it reads that the layer at index tied_owner owns (Layer::tied_parameters()): a
+  // pipeline stage without the owner keeps a copy.
+  int64_t tied_parameters = 0;
+  size_t tied_owner = 0;
   // Tensor parallelism (Model::split_tensor_parallel): of the above, what each rank of a
   // group of t ranks holds 1/t of; the rest every rank holds whole.
   int64_t split_parameters = 0;

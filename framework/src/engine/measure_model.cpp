@@ -4,6 +4,8 @@
 
 #include <runner/errors.hpp>
 
+#include <unordered_map>
+
 #include "engine/cpu_memory.hpp"
 
 namespace runner::engine {
@@ -36,6 +38,21 @@ int64_t owned_parameters(const Layer& layer) {
   return n;
 }
 
+// Each layer's tied parameters (read there, registered by another layer) and their owner.
+void count_tied(const std::vector<std::shared_ptr<Layer>>& layers,
+                std::vector<LayerEstimate>& estimates) {
+  std::unordered_map<const void*, size_t> owner;
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const auto& p : layers[l]->parameters()) owner.emplace(p.unsafeGetTensorImpl(), l);
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const auto& t : layers[l]->tied_parameters()) {
+      const auto found = owner.find(t.unsafeGetTensorImpl());
+      if (found == owner.end() || found->second == l) continue;
+      estimates[l].tied_parameters += t.numel();
+      estimates[l].tied_owner = found->second;
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -59,6 +76,7 @@ ModelEstimate held_on(Model& model, const Batch& batch, Precision precision) {
     e.layers.push_back(measured);
     before = now;
   }
+  count_tied(layers, e.layers);
   if (layers.empty()) {
     x = model.forward(x);
     e.held_bytes = static_cast<double>(cpu_bytes_in_use() - start);

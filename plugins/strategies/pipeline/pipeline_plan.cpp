@@ -32,9 +32,22 @@ double held_per_sample(const ModelEstimate& model, LayerRange range, bool checkp
   return checkpoint ? outputs + largest : held;
 }
 
+// Parameters the stage's layers read whose owner is on another stage: kept as a copy, with a
+// gradient of its own (summed with the owner's), but not stepped here.
+double tied_copies(const ModelEstimate& model, LayerRange range) {
+  double copies = 0;
+  for (size_t l = range.begin; l < range.end; ++l) {
+    const LayerEstimate& layer = model.layers[l];
+    const bool owner_here = layer.tied_owner >= range.begin && layer.tied_owner < range.end;
+    if (layer.tied_parameters > 0 && !owner_here) copies += static_cast<double>(layer.tied_parameters);
+  }
+  return copies;
+}
+
 }  // namespace
 
-// Stage s of k holds its layers' weights, gradients and optimizer state, and the activations
+// Stage s of k holds its layers' weights, gradients and optimizer state, copies of the tied
+// weights it reads from another stage with their gradients, and the activations
 // of the micro-batches in flight: all m under GPipe, at most k - s under 1F1B; the last stage
 // also the loss's; every stage its boundary messages. A model without layers cannot be cut:
 // every rank plans the whole replica.
@@ -68,8 +81,9 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
     }
     const double in_flight = gpipe ? static_cast<double>(m) : std::min<double>(k - s, m);
     MemoryPlan rank;
-    rank.parameters = kFp32 * parameters;
-    rank.gradients = kFp32 * parameters;
+    const double copies = tied_copies(model, range);
+    rank.parameters = kFp32 * (parameters + copies);
+    rank.gradients = kFp32 * (parameters + copies);
     const int states = input.optimizer_states_per_parameter;
     // zero_stage 1: the state of this replica's part of each unit, the temporaries of a part.
     const double share = sharded ? 1.0 / pipelines : 1.0;
@@ -86,8 +100,7 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
                (pipelines == 1 ? "" : "s") + (sharded ? " (optimizer state sharded over them)" : "") +
                ", " + (gpipe ? "GPipe" : "1F1B") +
                ", cut by " + (balance == "flops" && !says_flops(weights) ? "parameters (the "
-               "layers say no FLOPs)" : balance) + "; a tied weight's copy on a later stage is "
-               "not counted";
+               "layers say no FLOPs)" : balance);
   return plan;
 }
 

@@ -53,6 +53,10 @@ void expect_estimate_near_measure(const std::string& text, Precision precision) 
   ASSERT_EQ(estimated.layers.size(), measured.layers.size());
   for (size_t i = 0; i < measured.layers.size(); ++i) {
     EXPECT_EQ(estimated.layers[i].parameters, measured.layers[i].parameters) << "layer " << i;
+    // What the built layers say of themselves: their FLOPs and the weight they read tied.
+    EXPECT_DOUBLE_EQ(estimated.layers[i].forward_flops, measured.layers[i].forward_flops) << i;
+    EXPECT_EQ(estimated.layers[i].tied_parameters, measured.layers[i].tied_parameters) << i;
+    EXPECT_EQ(estimated.layers[i].tied_owner, measured.layers[i].tied_owner) << i;
     EXPECT_NEAR(estimated.layers[i].held_bytes, measured.layers[i].held_bytes,
                 0.1 * measured.layers[i].held_bytes)
         << "layer " << i;

@@ -124,6 +124,9 @@ TEST(Gpt2Split, TheEstimateSaysWhatSplitsAndWhatMustDivide) {
   }
   EXPECT_EQ(layers.front().split_parameters, 0);
   EXPECT_EQ(layers.back().split_parameters, 0);
+  // The head reads the token embedding, the first layer's: 512 tokens x 64.
+  EXPECT_EQ(layers.back().tied_parameters, 512 * 64);
+  EXPECT_EQ(layers.back().tied_owner, 0u);
   const runner::ModelEstimate sizes = estimate(options, token_data(100, 16));
   const std::vector<std::pair<std::string, int64_t>> divisors{{"heads", 4}, {"hidden", 64}};
   EXPECT_EQ(sizes.tensor_parallel_divisors, divisors);

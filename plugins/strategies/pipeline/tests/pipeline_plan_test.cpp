@@ -74,5 +74,23 @@ TEST(PipelinePlan, ZeroStageOneHalvesTheStateOverTwoPipelines) {
                    4.0 * (2 * 2000 + 1000));
 }
 
+// The last layer reads 500 of the first layer's parameters: the last stage keeps a copy and its
+// gradient; the first stage, which owns them, counts them once.
+TEST(PipelinePlan, AStageKeepsACopyOfATiedWeightItsOwnerHoldsElsewhere) {
+  PlanInput input = four_layers(2, 2);
+  input.model.layers[3].tied_parameters = 500;
+  input.model.layers[3].tied_owner = 0;
+  const RunPlan plain = strategies::plan_pipeline(pipeline("1f1b"), four_layers(2, 2));
+  const RunPlan tied = strategies::plan_pipeline(pipeline("1f1b"), input);
+  EXPECT_DOUBLE_EQ(tied.ranks[0].parameters, plain.ranks[0].parameters);
+  EXPECT_DOUBLE_EQ(tied.ranks[1].parameters - plain.ranks[1].parameters, 4.0 * 500);
+  EXPECT_DOUBLE_EQ(tied.ranks[1].gradients - plain.ranks[1].gradients, 4.0 * 500);
+  EXPECT_DOUBLE_EQ(tied.ranks[1].optimizer_state, plain.ranks[1].optimizer_state);
+  // The owner on the same stage: no copy.
+  input.model.layers[3].tied_owner = 2;
+  EXPECT_DOUBLE_EQ(strategies::plan_pipeline(pipeline("1f1b"), input).ranks[1].parameters,
+                   plain.ranks[1].parameters);
+}
+
 }  // namespace
 }  // namespace runner::testing
