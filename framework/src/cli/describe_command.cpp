@@ -6,6 +6,7 @@
 #include "cli/registry_loader.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
+#include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {
 namespace {
@@ -61,6 +62,14 @@ int describe_augment(const std::string& what) {
   return 0;
 }
 
+int describe_component(const plugin_host::Registered& r) {
+  const Component& c = *r.component;
+  std::cout << kind_name(c.kind) << "/" << c.name << " " << c.version << ": " << c.description
+            << "\n  from " << r.library->path() << "\nkeys:\n";
+  print_keys(c.schema);
+  return 0;
+}
+
 }  // namespace
 
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path) {
@@ -77,12 +86,8 @@ int describe_command(const std::string& what, const std::vector<std::string>& pl
                       "or one of experiment, train, optimizer, schedule, augment");
   Kind kind = parse_kind(what.substr(0, slash));
   plugin_host::Registry registry = load_registry(plugin_path, "");
-  const auto& r = registry.get(kind, what.substr(slash + 1));
-  const Component& c = *r.component;
-  std::cout << kind_name(c.kind) << "/" << c.name << " " << c.version << ": " << c.description
-            << "\n  from " << r.library->path() << "\nkeys:\n";
-  print_keys(c.schema);
-  return 0;
+  return plugin_host::with_host_owned_errors(
+      [&] { return describe_component(registry.get(kind, what.substr(slash + 1))); });
 }
 
 }  // namespace runner::cli

@@ -31,9 +31,14 @@ std::vector<std::string> experiment_plugin_path(const std::string& file) {
 }
 
 void require_folders(const std::vector<std::string>& folders, const std::string& source) {
-  for (const auto& folder : folders)
-    if (!std::filesystem::is_directory(folder))
-      throw ConfigError("plugin folder not found: " + folder + " (from " + source + ")");
+  for (const auto& folder : folders) {
+    std::error_code error;
+    if (std::filesystem::is_directory(folder, error)) continue;
+    if (std::filesystem::exists(folder, error))
+      throw ConfigError("plugin path " + folder + " is not a folder (from " + source + ")",
+                        "give the folder that holds the plugin libraries, not a file in it");
+    throw ConfigError("plugin folder not found: " + folder + " (from " + source + ")");
+  }
 }
 
 }  // namespace
