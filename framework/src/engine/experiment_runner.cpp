@@ -119,7 +119,7 @@ class OutsideRanks {
                                                                         env.local_world_size))
                           throw RunSkipped(*why);
                         return train_as_rank(config, c_.registry, c_.console, writer, place,
-                                             store(place, ranks));
+                                             store(place, ranks, writer));
                       });
   }
 
@@ -128,11 +128,15 @@ class OutsideRanks {
     return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
   }
 
-  const c10::intrusive_ptr<c10d::Store>& store(const RankPlace& place, const RunRanks& ranks) {
+  const c10::intrusive_ptr<c10d::Store>& store(const RankPlace& place, const RunRanks& ranks,
+                                               results::RunWriter& writer) {
     if (store_) return store_;
+    const InterruptibleWait connecting(fmt::format("rank {}: ", place.rank),
+                                       [&](const std::string& e) { record_failed(writer, e); });
     if (place.rank == 0) {
       int bound = 0;
-      store_ = distributed::serve_store(place.store, ranks.timeout, bound);
+      store_ = distributed::serve_store(place.store, ranks.timeout, bound,
+                                        place.local_world_size == place.world_size);
     } else {
       store_ = distributed::connect_store(place.store, ranks.timeout);
     }

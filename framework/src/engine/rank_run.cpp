@@ -2,6 +2,8 @@
 
 #include "distributed/connect.hpp"
 #include "distributed/peer_failure.hpp"
+#include "engine/interrupt.hpp"
+#include "engine/sweep_context.hpp"
 #include "plugin_host/call_plugin.hpp"
 
 namespace runner::engine {
@@ -29,7 +31,12 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
                                const RankPlace& place,
                                const c10::intrusive_ptr<c10d::Store>& store) {
   const RunRanks ranks = ranks_of(run);
-  distributed::RankConnection connection = connect(place, ranks, store);
+  distributed::RankConnection connection = [&] {
+    const InterruptibleWait rendezvous(
+        "rank " + std::to_string(place.rank) + ": ",
+        [&writer](const std::string& e) { record_failed(writer, e); });
+    return connect(place, ranks, store);
+  }();
   RankContext context{connection.communicator, place.local_rank, place.local_world_size};
   try {
     results::Summary summary = train_run(run, registry, console, writer, context);
