@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "runner/errors.hpp"
@@ -29,8 +30,12 @@ void stop_if_interrupted() {
                    "the epochs finished before it are in the results file");
 }
 
-InterruptibleWait::InterruptibleWait(std::string prefix, Record record)
-    : prefix_(std::move(prefix)), record_(std::move(record)), watcher_([this] { watch(); }) {}
+InterruptibleWait::InterruptibleWait(std::string prefix, Record record,
+                                     std::chrono::milliseconds grace)
+    : prefix_(std::move(prefix)),
+      record_(std::move(record)),
+      grace_(grace),
+      watcher_([this] { watch(); }) {}
 
 InterruptibleWait::~InterruptibleWait() {
   {
@@ -44,8 +49,11 @@ InterruptibleWait::~InterruptibleWait() {
 // The waiting thread cannot be woken: this one records the run and ends the process.
 void InterruptibleWait::watch() {
   std::unique_lock<std::mutex> lock(mutex_);
+  std::optional<std::chrono::steady_clock::time_point> seen;
   while (!done_) {
-    if (const int signal = received) {
+    const int signal = received;
+    if (signal && !seen) seen = std::chrono::steady_clock::now();
+    if (signal && std::chrono::steady_clock::now() - *seen >= grace_) {
       const std::string error = "interrupted by signal " + std::to_string(signal);
       if (record_) record_(error);
       std::fprintf(stderr, "runner: error: %s%s while waiting for the other ranks\n",

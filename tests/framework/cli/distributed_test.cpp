@@ -320,6 +320,79 @@ TEST(Distributed, ASignalDuringTheRendezvousEndsItAtOnce) {
   EXPECT_EQ(run.error, "interrupted by signal 15");
 }
 
+// Rank 1 stops for good at step 5 and rank 0 waits for it in an all-reduce: an interrupt of
+// the launcher ends the run within seconds, not at the 120 s timeout.
+TEST(Distributed, AnInterruptEndsARankHeldInACollective) {
+  const std::string dir = scratch_dir("interrupt_in_collective");
+  const std::string command =
+      "exec " RUNNER_BINARY_DIR "/bin/runner " +
+      blobs_ddp(dir, "world_size = 2\ntimeout_s = 120\n",
+                "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"stop\"\n") +
+      " >" + dir + "/out 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto started = Clock::now();
+  while (read_file(dir + "/out").find("ranks on this machine") == std::string::npos &&
+         Clock::now() - started < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 1 stopped, rank 0 waiting
+  const auto signalled = Clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(8));
+  const std::string out = read_file(dir + "/out");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 2");
+  EXPECT_FALSE(ranks_left(dir));
+}
+
+// Under torchrun, rank 1 hangs at step 5 and rank 0 waits for it in an all-reduce; a SIGTERM
+// to rank 0 alone ends it within a second or so, not at the 120 s timeout.
+TEST(Distributed, ASignalEndsATorchrunRankHeldInACollective) {
+  const std::string dir = scratch_dir("signal_in_collective");
+  const std::string args = blobs_ddp(dir, "timeout_s = 120\n",
+                                     "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"hang\"\n");
+  const int port = free_port();
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string command = "exec env " + torchrun_environment(rank, 2, port) +
+                                " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir +
+                                "/out" + std::to_string(rank) + " 2>&1";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  const auto started = Clock::now();
+  while (read_file(dir + "/out0").find("run 1/1") == std::string::npos &&
+         Clock::now() - started < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 1 hangs, rank 0 waits
+  const auto signalled = Clock::now();
+  kill(pids[0], SIGTERM);
+  int status = 0;
+  waitpid(pids[0], &status, 0);
+  const auto elapsed = Clock::now() - signalled;
+  kill(pids[1], SIGKILL);
+  waitpid(pids[1], nullptr, 0);
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+  const std::string out = read_file(dir + "/out0");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 15");
+}
+
 TEST(Distributed, ASingleStrategyUnderTwoTorchrunRanksIsRefused) {
   const std::string dir = scratch_dir("single_under_torchrun");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
