@@ -9,6 +9,7 @@
 #include "config/validate.hpp"
 #include "engine/system.hpp"
 #include "opcheck/check_op.hpp"
+#include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {
 namespace {
@@ -77,10 +78,7 @@ torch::Device parse_device(const std::string& text) {
   return torch::Device(torch::kCUDA, 0);
 }
 
-}  // namespace
-
-int check_op_command(const CheckOpOptions& options) {
-  plugin_host::Registry registry = load_registry(options.plugin_path, "");
+int check_loaded_op(const plugin_host::Registry& registry, const CheckOpOptions& options) {
   const Component& component = *registry.get(Kind::op, options.op).component;
   std::shared_ptr<Op> op =
       registry.make_op(options.op, op_options(options.op, component.schema, options.settings));
@@ -95,6 +93,13 @@ int check_op_command(const CheckOpOptions& options) {
   opcheck::CheckReport report = opcheck::check_op(options.op, *op, settings);
   std::cout << opcheck::report_text(report);
   return report.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+int check_op_command(const CheckOpOptions& options) {
+  plugin_host::Registry registry = load_registry(options.plugin_path, "");
+  return plugin_host::with_host_owned_errors([&] { return check_loaded_op(registry, options); });
 }
 
 }  // namespace runner::cli

@@ -6,6 +6,7 @@
 #include "cli/registry_loader.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
+#include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {
 namespace {
@@ -14,7 +15,8 @@ const std::vector<std::pair<std::string, const Schema& (*)()>> kHostSections = {
     {"experiment", config::experiment_schema},
     {"train", config::train_schema},
     {"optimizer", config::optimizer_schema},
-    {"schedule", config::schedule_schema}};
+    {"schedule", config::schedule_schema},
+    {"sweep", config::sweep_schema}};
 
 void print_keys(const Schema& schema) {
   if (schema.keys().empty()) std::cout << "  (no keys)\n";
@@ -38,7 +40,7 @@ Kind parse_kind(const std::string& text) {
     if (text == kind_name(k)) return k;
   throw ConfigError("unknown kind '" + text + "' in `runner describe`",
                     "use KIND/NAME with KIND one of dataset, model, op, strategy, or one of "
-                    "experiment, train, optimizer, schedule");
+                    "experiment, train, optimizer, schedule, sweep");
 }
 
 // `runner describe augment` lists every transform; `augment/NAME` one of them.
@@ -61,6 +63,14 @@ int describe_augment(const std::string& what) {
   return 0;
 }
 
+int describe_component(const plugin_host::Registered& r) {
+  const Component& c = *r.component;
+  std::cout << kind_name(c.kind) << "/" << c.name << " " << c.version << ": " << c.description
+            << "\n  from " << r.library->path() << "\nkeys:\n";
+  print_keys(c.schema);
+  return 0;
+}
+
 }  // namespace
 
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path) {
@@ -74,15 +84,11 @@ int describe_command(const std::string& what, const std::vector<std::string>& pl
   auto slash = what.find('/');
   if (slash == std::string::npos)
     throw ConfigError("`runner describe " + what + "`: expected KIND/NAME, e.g. model/lenet5",
-                      "or one of experiment, train, optimizer, schedule, augment");
+                      "or one of experiment, train, optimizer, schedule, sweep, augment");
   Kind kind = parse_kind(what.substr(0, slash));
   plugin_host::Registry registry = load_registry(plugin_path, "");
-  const auto& r = registry.get(kind, what.substr(slash + 1));
-  const Component& c = *r.component;
-  std::cout << kind_name(c.kind) << "/" << c.name << " " << c.version << ": " << c.description
-            << "\n  from " << r.library->path() << "\nkeys:\n";
-  print_keys(c.schema);
-  return 0;
+  return plugin_host::with_host_owned_errors(
+      [&] { return describe_component(registry.get(kind, what.substr(slash + 1))); });
 }
 
 }  // namespace runner::cli

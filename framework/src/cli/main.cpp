@@ -19,6 +19,18 @@ int report_error(const runner::Error& e) {
   return e.exit_code();
 }
 
+// CLI11's own number checks print their bounds as doubles: a 309-digit range for "positive".
+CLI::Validator whole_number_from(int64_t least) {
+  const std::string expected = "a whole number of at least " + std::to_string(least);
+  return CLI::Validator(
+      [least, expected](std::string& input) -> std::string {
+        int64_t value = 0;
+        if (CLI::detail::lexical_cast(input, value) && value >= least) return {};
+        return "'" + input + "' is not " + expected;
+      },
+      "INT >= " + std::to_string(least));
+}
+
 CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
   auto* sub = app.add_subcommand(
       "check-op", "compare an op with its reference: errors, float64 gradcheck, timing");
@@ -31,9 +43,9 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
       ->allow_extra_args(false);
   sub->add_option("--device", check.device, "cpu or cuda (default cpu)");
   sub->add_option("--repeat", check.repeats, "timed calls of each, median reported (default 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_from(1));
   sub->add_option("--threads", check.threads, "ATen threads, 0 for every core (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_from(0));
   return sub;
 }
 
@@ -108,6 +120,9 @@ int main(int argc, char** argv) {
     return report_error(e);
   } catch (const std::exception& e) {
     std::cerr << "runner: error: " << runner::one_line(e) << '\n';
+    return static_cast<int>(runner::ErrorClass::runtime);
+  } catch (...) {
+    std::cerr << "runner: error: an exception that is not a std::exception\n";
     return static_cast<int>(runner::ErrorClass::runtime);
   }
 }

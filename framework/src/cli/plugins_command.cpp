@@ -4,11 +4,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
+#include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {
+namespace {
 
-int plugins_command(const std::vector<std::string>& plugin_path) {
-  plugin_host::Registry registry = load_registry(plugin_path, "");
+int list_plugins(const plugin_host::Registry& registry) {
   std::cout << "plugin folders:\n";
   for (const auto& folder : registry.folders()) std::cout << "  " << folder << "\n";
   std::cout << fmt::format("\n{:<24} {:<8} {:<44} {}\n", "component", "version", "description",
@@ -20,6 +21,13 @@ int plugins_command(const std::vector<std::string>& plugin_path) {
                              c.description, r->library->path());
   }
   return 0;
+}
+
+}  // namespace
+
+int plugins_command(const std::vector<std::string>& plugin_path) {
+  plugin_host::Registry registry = load_registry(plugin_path, "");
+  return plugin_host::with_host_owned_errors([&] { return list_plugins(registry); });
 }
 
 }  // namespace runner::cli

@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
+#include "config/nesting.hpp"
 #include "plugin_host/plugin_path.hpp"
 
 namespace runner::cli {
@@ -16,7 +18,10 @@ std::vector<std::string> experiment_plugin_path(const std::string& file) {
   std::vector<std::string> folders;
   if (file.empty()) return folders;
   try {
-    toml::table table = toml::parse_file(file);
+    std::ifstream in(file);
+    const std::string content(std::istreambuf_iterator<char>(in), {});
+    if (config::find_too_deep(content)) return folders;  // refused, with its line, later
+    toml::table table = toml::parse(content, file);
     if (auto* list = table["experiment"]["plugin_path"].as_array())
       for (const auto& item : *list)
         if (auto text = item.value<std::string>()) folders.push_back(*text);
@@ -26,9 +31,14 @@ std::vector<std::string> experiment_plugin_path(const std::string& file) {
 }
 
 void require_folders(const std::vector<std::string>& folders, const std::string& source) {
-  for (const auto& folder : folders)
-    if (!std::filesystem::is_directory(folder))
-      throw ConfigError("plugin folder not found: " + folder + " (from " + source + ")");
+  for (const auto& folder : folders) {
+    std::error_code error;
+    if (std::filesystem::is_directory(folder, error)) continue;
+    if (std::filesystem::exists(folder, error))
+      throw ConfigError("plugin path " + folder + " is not a folder (from " + source + ")",
+                        "give the folder that holds the plugin libraries, not a file in it");
+    throw ConfigError("plugin folder not found: " + folder + " (from " + source + ")");
+  }
 }
 
 }  // namespace

@@ -5,37 +5,14 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/dry_run.hpp"
 #include "cli/registry_loader.hpp"
-#include "engine/estimate.hpp"
 #include "engine/experiment_runner.hpp"
 #include "engine/run_ranks.hpp"
+#include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {
 namespace {
-
-// The run's plan, or why it cannot be made (its data is missing, say).
-std::string plan_lines(const config::RunConfig& run, const plugin_host::Registry& registry) {
-  try {
-    const int world_size = engine::local_world_size(run, engine::ranks_of(run));
-    const engine::RunEstimate estimate = engine::estimate_run(run, registry, world_size);
-    return "# estimate: " + engine::estimate_text(estimate) + "\n# plan per rank:\n" +
-           engine::plan_table(estimate);
-  } catch (const Error& e) {
-    return std::string("# estimate: unavailable: ") + e.what() + "\n";
-  }
-}
-
-void print_dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry) {
-  std::cout << "experiment " << experiment.name << " (" << experiment.file << "): "
-            << experiment.runs.size() << " run(s), results in "
-            << engine::results_path(experiment) << "\n";
-  for (size_t i = 0; i < experiment.runs.size(); ++i) {
-    const auto& run = experiment.runs[i];
-    std::cout << "\n# run " << i + 1 << "/" << experiment.runs.size() << " id " << run.id
-              << (run.label.empty() ? "" : "  " + run.label) << "\n"
-              << run.resolved_toml << plan_lines(run, registry);
-  }
-}
 
 // --nproc N sets strategy.world_size on every run; runs of strategy single (one rank by
 // definition) become ddp, the strategy that runs the same training on N ranks.
@@ -70,6 +47,16 @@ std::vector<std::string> rank_argv(const RunOptions& options) {
   return argv;
 }
 
+int run_with_plugins(const RunOptions& options, const plugin_host::Registry& registry,
+                     const engine::SweepLaunch& launch) {
+  config::Experiment experiment = config::load_experiment(
+      options.experiment_file, nproc_overrides(options, registry), registry);
+  if (options.dry_run) return dry_run(experiment, registry);
+  const bool other_rank = launch.environment.rank != 0;
+  engine::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
+  return engine::run_experiment(experiment, registry, console, std::cerr, launch);
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -80,15 +67,8 @@ int run_command(const RunOptions& options) {
                                   launch::launcher_name(launch.environment.launcher)),
                       "drop --nproc; strategy.world_size takes the launcher's");
   plugin_host::Registry registry = load_registry(options.plugin_path, options.experiment_file);
-  config::Experiment experiment = config::load_experiment(
-      options.experiment_file, nproc_overrides(options, registry), registry);
-  if (options.dry_run) {
-    print_dry_run(experiment, registry);
-    return 0;
-  }
-  const bool other_rank = launch.environment.rank != 0;
-  engine::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
-  return engine::run_experiment(experiment, registry, console, std::cerr, launch);
+  return plugin_host::with_host_owned_errors(
+      [&] { return run_with_plugins(options, registry, launch); });
 }
 
 }  // namespace runner::cli

@@ -71,6 +71,8 @@ const Schema& experiment_schema();
 const Schema& train_schema();
 const Schema& optimizer_schema();
 const Schema& schedule_schema();
+// [sweep]'s own keys (mode, max_points); its other keys are the swept ones.
+const Schema& sweep_schema();
 
 // The closest of `known` to `word` when it is close enough to be a likely typo, else "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& known);

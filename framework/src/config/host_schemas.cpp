@@ -117,4 +117,17 @@ const Schema& schedule_schema() {
   return schema;
 }
 
+const Schema& sweep_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.text("mode", "product",
+           "product: every combination of the lists; zip: the lists side by side",
+           {"product", "zip"});
+    s.integer("max_points", 10000,
+              "Runs the sweep may expand to; more is refused before any is made", 1);
+    return s;
+  }();
+  return schema;
+}
+
 }  // namespace runner::config

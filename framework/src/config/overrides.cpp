@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "config/error_text.hpp"
+#include "config/nesting.hpp"
 #include "config/sections.hpp"
 #include "config/sweep.hpp"
 
@@ -37,6 +38,7 @@ DottedKey override_key(const std::string& key_text, const std::string& where) {
 // The value as TOML ("v = <text>"); text that is no TOML value becomes a string, so that
 // --set model.activation=tanh needs no quotes. The schema decides later whether a string fits.
 RawValue override_value(const std::string& text, const std::string& where) {
+  require_shallow("v = " + text, where, false);
   auto document = std::make_shared<toml::table>();
   try {
     *document = toml::parse("v = " + text);

@@ -36,6 +36,7 @@ struct SweepSpec {
   std::string where;            // the [sweep] header
   std::vector<SweepAxis> axes;  // in file order
   bool zip = false;             // pair the lists instead of taking their product
+  int64_t max_points = 10000;   // [sweep] max_points: the most runs it may expand to
 };
 
 struct RawConfig {

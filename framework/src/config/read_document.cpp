@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/error_text.hpp"
+#include "config/nesting.hpp"
 #include "config/sections.hpp"
 #include "config/sweep.hpp"
 #include "config/toml_values.hpp"
@@ -45,6 +46,7 @@ void read_ops(const std::shared_ptr<const toml::table>& document, const toml::ta
 }  // namespace
 
 std::shared_ptr<const toml::table> parse_toml(const std::string& text, const std::string& file) {
+  require_shallow(text, file);
   try {
     return std::make_shared<const toml::table>(toml::parse(text, file));
   } catch (const toml::parse_error& error) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/error_text.hpp"
+#include "config/experiment.hpp"
 #include "config/sections.hpp"
 #include "config/toml_values.hpp"
 #include "config/validate.hpp"
@@ -80,7 +81,7 @@ void collect_axes(const std::shared_ptr<const toml::table>& document, const toml
                   std::vector<FoundAxis>& found) {
   for (const auto& [key, node] : table) {
     const std::string dotted = prefix + std::string(key.str());
-    if (prefix.empty() && dotted == "mode") continue;
+    if (prefix.empty() && sweep_schema().find(dotted)) continue;
     if (const auto* sub = node.as_table()) {
       collect_axes(document, *sub, dotted + ".", file, found);
       continue;
@@ -90,15 +91,14 @@ void collect_axes(const std::shared_ptr<const toml::table>& document, const toml
   }
 }
 
-bool read_zip_mode(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
-                   const std::string& file) {
-  auto mode = sweep.find("mode");
-  if (mode == sweep.end()) return false;
-  static const Schema schema = Schema().text(
-      "mode", "product", "product: every combination of the lists; zip: the lists side by side",
-      {"product", "zip"});
-  RawValue raw{node_in(document, mode->second), position(file, mode->first.source().begin), false};
-  return std::get<std::string>(checked_value(raw, "sweep.mode", *schema.find("mode"))) == "zip";
+// [sweep]'s own keys, checked by their schema like every other key.
+Value sweep_setting(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
+                    const std::string& file, const std::string& name) {
+  const KeySpec& spec = *sweep_schema().find(name);
+  auto it = sweep.find(name);
+  if (it == sweep.end()) return *spec.default_value;
+  RawValue raw{node_in(document, it->second), position(file, it->first.source().begin), false};
+  return checked_value(raw, "sweep." + name, spec);
 }
 
 void check_no_repeats(const std::vector<SweepAxis>& axes) {
@@ -123,7 +123,38 @@ void check_zip_lengths(const SweepSpec& sweep) {
          "give every list as many values as there are runs, or use mode = \"product\"");
 }
 
+// The runs of a product sweep, counted before any is made: 5 lists of 100 values are 10^10
+// runs, which would fill the memory long before the first one trains.
+void check_product_size(const SweepSpec& sweep) {
+  uint64_t points = 1;
+  bool over = false;
+  std::string factors;
+  for (const auto& axis : sweep.axes) {
+    factors += (factors.empty() ? "" : " x ") + std::to_string(axis.values.size());
+    over = over || __builtin_mul_overflow(points, axis.values.size(), &points);
+  }
+  const uint64_t limit = static_cast<uint64_t>(sweep.max_points);
+  if (!over && points <= limit) return;
+  const std::string count = over ? "more than 2^64" : std::to_string(points);
+  fail(sweep.where,
+       "[sweep] expands to " + count + " runs (" + factors + "), more than max_points = " +
+           std::to_string(limit),
+       "sweep fewer values, or raise the limit with max_points = " +
+           (over ? std::string("N") : count) + " under [sweep]");
+}
+
+void check_zip_size(const SweepSpec& sweep) {
+  const size_t runs = sweep.axes.empty() ? 1 : sweep.axes.front().values.size();
+  if (runs <= static_cast<uint64_t>(sweep.max_points)) return;
+  fail(sweep.where,
+       "[sweep] pairs " + std::to_string(runs) + " runs, more than max_points = " +
+           std::to_string(sweep.max_points),
+       "sweep fewer values, or raise the limit with max_points = " + std::to_string(runs) +
+           " under [sweep]");
+}
+
 std::vector<std::vector<size_t>> product_points(const SweepSpec& sweep) {
+  check_product_size(sweep);
   std::vector<std::vector<size_t>> points = {{}};
   for (const auto& axis : sweep.axes) {
     std::vector<std::vector<size_t>> longer;
@@ -139,6 +170,7 @@ std::vector<std::vector<size_t>> product_points(const SweepSpec& sweep) {
 
 std::vector<std::vector<size_t>> zip_points(const SweepSpec& sweep) {
   check_zip_lengths(sweep);
+  check_zip_size(sweep);
   const size_t runs = sweep.axes.empty() ? 1 : sweep.axes.front().values.size();
   std::vector<std::vector<size_t>> points;
   for (size_t i = 0; i < runs; ++i) points.emplace_back(sweep.axes.size(), i);
@@ -153,7 +185,9 @@ SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const t
   collect_axes(document, sweep, "", file, found);
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundAxis& a, const FoundAxis& b) { return a.at < b.at; });
-  SweepSpec spec{position(file, sweep), {}, read_zip_mode(document, sweep, file)};
+  SweepSpec spec{position(file, sweep), {},
+                 std::get<std::string>(sweep_setting(document, sweep, file, "mode")) == "zip",
+                 std::get<int64_t>(sweep_setting(document, sweep, file, "max_points"))};
   for (auto& f : found) spec.axes.push_back(std::move(f.axis));
   check_no_repeats(spec.axes);
   return spec;

@@ -4,6 +4,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "common/one_line.hpp"
+#include "distributed/bind_address.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {
@@ -26,8 +27,11 @@ std::string address_text(const StoreAddress& address) {
 }
 
 c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
-                                            std::chrono::milliseconds timeout, int& bound) {
+                                            std::chrono::milliseconds timeout, int& bound,
+                                            bool all_ranks_local) {
+  const sockaddr_storage interface = listen_address(address.host, all_ranks_local);
   try {
+    const ScopedBindAddress only_there(interface);
     auto store = c10::make_intrusive<c10d::TCPStore>(address.host,
                                                      options_of(address, true, timeout));
     bound = store->getPort();

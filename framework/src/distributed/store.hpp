@@ -16,10 +16,13 @@ struct StoreAddress {
 
 std::string address_text(const StoreAddress& address);
 
-// The server listens on every interface at `address.port`; it throws RunError when the port
-// is taken. `bound` receives the port it listens on.
+// The server listens at `address.port` on the interface of `address.host` only (loopback for
+// a local launch); it throws RunError when the port is taken or the host is no address of
+// this machine. `bound` receives the port it listens on. `all_ranks_local`: every rank runs
+// on this machine, so a loopback address is the right one.
 c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
-                                            std::chrono::milliseconds timeout, int& bound);
+                                            std::chrono::milliseconds timeout, int& bound,
+                                            bool all_ranks_local);
 
 // A client; throws RunError when no server answers at `address` within `timeout`.
 c10::intrusive_ptr<c10d::Store> connect_store(const StoreAddress& address,

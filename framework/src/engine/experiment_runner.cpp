@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "distributed/connect.hpp"
+#include "engine/dataset_cache.hpp"
 #include "engine/estimate.hpp"
+#include "engine/experiment_exit.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/local_launch.hpp"
 #include "engine/rank_run.hpp"
@@ -16,8 +18,6 @@
 
 namespace runner::engine {
 namespace {
-
-constexpr int kSweepFailedExitCode = 6;
 
 bool outside_launcher(const SweepContext& c) {
   const auto launcher = c.launch.environment.launcher;
@@ -62,10 +62,10 @@ void check_batch_divides(const config::RunConfig& run, int world_size) {
 // whose plan cannot be made (its data is missing, its model refuses its keys) fails on its
 // own when it starts, and the sweep goes on.
 void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size,
-                int local_ranks) {
+                int local_ranks, DatasetCache& datasets) {
   std::optional<RunEstimate> estimate;
   try {
-    estimate = estimate_run(run, c.registry, world_size);
+    estimate = estimate_run(run, c.registry, world_size, datasets.get(run));
   } catch (const std::exception&) {
     return;
   }
@@ -81,19 +81,21 @@ void check_plan(const SweepContext& c, const config::RunConfig& run, int world_s
 
 // Every run's ranks are checked before the first one starts.
 void check_worlds(const SweepContext& c) {
+  DatasetCache datasets(c.registry);
   for (const auto& run : c.experiment.runs) {
     const RunRanks ranks = ranks_of(run);
     if (outside_launcher(c)) {
       check_outside_world(run, ranks, c.launch.environment);
       check_batch_divides(run, c.launch.environment.world_size);
       check_techniques(run, c.launch.environment.world_size);
-      check_plan(c, run, c.launch.environment.world_size, c.launch.environment.local_world_size);
+      check_plan(c, run, c.launch.environment.world_size, c.launch.environment.local_world_size,
+                 datasets);
     } else {
       const int world_size = local_world_size(run, ranks);
       check_local_world(run, world_size);
       check_batch_divides(run, world_size);
       check_techniques(run, world_size);
-      check_plan(c, run, world_size, world_size);
+      check_plan(c, run, world_size, world_size, datasets);
     }
   }
 }
@@ -117,7 +119,7 @@ class OutsideRanks {
                                                                         env.local_world_size))
                           throw RunSkipped(*why);
                         return train_as_rank(config, c_.registry, c_.console, writer, place,
-                                             store(place, ranks));
+                                             store(place, ranks, writer));
                       });
   }
 
@@ -126,11 +128,15 @@ class OutsideRanks {
     return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
   }
 
-  const c10::intrusive_ptr<c10d::Store>& store(const RankPlace& place, const RunRanks& ranks) {
+  const c10::intrusive_ptr<c10d::Store>& store(const RankPlace& place, const RunRanks& ranks,
+                                               results::RunWriter& writer) {
     if (store_) return store_;
+    const InterruptibleWait connecting(fmt::format("rank {}: ", place.rank),
+                                       [&](const std::string& e) { record_failed(writer, e); });
     if (place.rank == 0) {
       int bound = 0;
-      store_ = distributed::serve_store(place.store, ranks.timeout, bound);
+      store_ = distributed::serve_store(place.store, ranks.timeout, bound,
+                                        place.local_world_size == place.world_size);
     } else {
       store_ = distributed::connect_store(place.store, ranks.timeout);
     }
@@ -190,7 +196,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     groups_before = run_groups(c.results_path);
   }
   OutsideRanks outside(c);
-  int failed = 0, last_exit = 0;
+  std::vector<int> failed;
   const size_t total = experiment.runs.size();
   install_interrupt_handlers();
   for (size_t i = 0; i < total && !interrupt_signal(); ++i) {
@@ -199,7 +205,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
     RunOutcome outcome = run_one(c, outside, run, i);
-    if (outcome.kind == RunOutcome::Kind::failed) ++failed, last_exit = outcome.exit_code;
+    if (outcome.kind == RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
   }
   if (writes) {
     std::set<std::string> groups_now;
@@ -209,8 +215,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.line("results: " + c.results_path);
   }
   if (interrupt_signal()) return 128 + interrupt_signal();
-  if (failed == 0) return 0;
-  return total == 1 ? last_exit : kSweepFailedExitCode;
+  return experiment_exit_code(failed, total);
 }
 
 }  // namespace runner::engine

@@ -16,8 +16,7 @@ std::string results_path(const config::Experiment& experiment);
 
 // Each run takes the ranks its strategy asks for: one in this process; several as processes
 // of `launch.rank_argv` on this machine; under torchrun or srun, this process is one rank of
-// every run. Returns 0 when every run completed or was skipped; the error's exit code when
-// the only run failed; 6 when some runs of a sweep failed.
+// every run. Returns 0 when every run completed or was skipped, else experiment_exit_code().
 int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
                    Console& console, std::ostream& errors, const SweepLaunch& launch = {});
 

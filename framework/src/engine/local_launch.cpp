@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <optional>
 
@@ -64,9 +65,25 @@ struct Failure {
   int exit_code = static_cast<int>(ErrorClass::runtime);
 };
 
+// A rank that a signal stopped answers nobody: the others give up at the timeout and the
+// launcher kills it, but the stop came first.
+std::optional<Failure> stopped_rank(const launch::LaunchResult& result,
+                                    std::chrono::milliseconds timeout) {
+  for (const auto& exit : result.exits)
+    if (exit.stopped_by != 0)
+      return Failure{fmt::format("rank {} stopped answering (stopped by signal {}{}): timeout "
+                                 "after {} s",
+                                 exit.rank, exit.stopped_by,
+                                 exit.stopped_by == SIGSTOP ? ", SIGSTOP" : "",
+                                 timeout.count() / 1000)};
+  return std::nullopt;
+}
+
 // The rank at fault: the first to fail that did not fail because of another rank. Its own
 // report says why; without one (a signal, an exit before it connected), its exit does.
-Failure failure_of(const launch::LaunchResult& result, c10d::Store& run_store) {
+Failure failure_of(const launch::LaunchResult& result, c10d::Store& run_store,
+                   std::chrono::milliseconds timeout) {
+  if (auto stopped = stopped_rank(result, timeout)) return *stopped;
   const launch::RankExit* first_failed = nullptr;
   for (const auto& exit : result.exits) {
     if (exit.succeeded()) continue;
@@ -83,12 +100,31 @@ Failure failure_of(const launch::LaunchResult& result, c10d::Store& run_store) {
                       peer ? "failed: " + *peer : launch::describe_exit(*first_failed))};
 }
 
-RunOutcome record_failure(const SweepContext& c, const std::string& group, const Failure& f) {
+RunOutcome record_failure(const SweepContext& c, const std::string& group, const Failure& f,
+                          const std::string& hint = "") {
   results::ResultsFile::open(c.results_path)
       ->resume_run(group)
       ->set_status(results::Status::failed, f.message);
-  print_error(c.errors, "", f.message, "");
+  print_error(c.errors, "", f.message, hint);
   return {RunOutcome::Kind::failed, f.exit_code};
+}
+
+// Serves the run's store, starts its ranks and waits for them.
+RunOutcome launch_and_wait(const SweepContext& c, const RunRanks& ranks, int world_size,
+                           size_t index, const std::string& group) {
+  int port = 0;
+  auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port,
+                                        true);
+  c.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
+                             ranks.backend, kLoopback, port));
+  const launch::LaunchResult result = launch::launch_ranks(
+      spec_of(c, ranks, world_size, index, group, port), [] { return interrupt_signal() != 0; });
+  if (result.succeeded()) return {RunOutcome::Kind::completed, 0};
+  if (interrupt_signal())
+    return record_failure(c, group, {"interrupted by signal " + std::to_string(interrupt_signal()),
+                                     128 + interrupt_signal()});
+  return record_failure(c, group,
+                        failure_of(result, *distributed::run_scope(store, "run"), ranks.timeout));
 }
 
 }  // namespace
@@ -107,17 +143,15 @@ RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run,
     }
     group = writer->group_name();
   }  // the file is closed: rank 0 writes the run
-  int port = 0;
-  auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port);
-  c.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
-                             ranks.backend, kLoopback, port));
-  const launch::LaunchResult result = launch::launch_ranks(
-      spec_of(c, ranks, world_size, index, group, port), [] { return interrupt_signal() != 0; });
-  if (result.succeeded()) return {RunOutcome::Kind::completed, 0};
-  if (interrupt_signal())
-    return record_failure(c, group, {"interrupted by signal " + std::to_string(interrupt_signal()),
-                                     128 + interrupt_signal()});
-  return record_failure(c, group, failure_of(result, *distributed::run_scope(store, "run")));
+  // The run is recorded as running from here: a launch that fails (a bad MASTER_PORT, a port
+  // in use, no process to fork) records it as failed with the reason.
+  try {
+    return launch_and_wait(c, ranks, world_size, index, group);
+  } catch (const Error& e) {
+    return record_failure(c, group, {e.what(), e.exit_code()}, e.hint());
+  } catch (const std::exception& e) {
+    return record_failure(c, group, {one_line(e)});
+  }
 }
 
 int run_launched_rank(const SweepContext& c) {
@@ -129,24 +163,28 @@ int run_launched_rank(const SweepContext& c) {
   const RunRanks ranks = ranks_of(run);
   RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
                   {env.master_addr, env.master_port}, true, "run"};
-  auto store = distributed::connect_store(place.store, ranks.timeout);
+  install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> writer = std::make_unique<NullWriter>();
   if (env.rank == 0)
     writer = results::ResultsFile::open(c.results_path)->resume_run(env.results_group);
-  install_interrupt_handlers();
   const std::string prefix = fmt::format("rank {}: ", env.rank);
+  const auto store = [&] {
+    const InterruptibleWait connecting(prefix,
+                                       [&](const std::string& e) { record_failed(*writer, e); });
+    return distributed::connect_store(place.store, ranks.timeout);
+  }();
   try {
     results::Summary summary = train_as_rank(run, c.registry, c.console, *writer, place, store);
     c.console.run_finished(summary);
     writer->set_status(results::Status::completed);
     return 0;
   } catch (const Error& e) {
-    writer->set_status(results::Status::failed, e.what());
+    record_failed(*writer, e.what());
     print_error(c.errors, prefix, e.what(), e.hint());
     return e.exit_code();
   } catch (const std::exception& e) {
     const std::string message = one_line(e);
-    writer->set_status(results::Status::failed, message);
+    record_failed(*writer, message);
     print_error(c.errors, prefix, message, "");
     return static_cast<int>(ErrorClass::runtime);
   }

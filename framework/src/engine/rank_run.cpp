@@ -2,6 +2,8 @@
 
 #include "distributed/connect.hpp"
 #include "distributed/peer_failure.hpp"
+#include "engine/interrupt.hpp"
+#include "engine/sweep_context.hpp"
 #include "plugin_host/call_plugin.hpp"
 
 namespace runner::engine {
@@ -29,8 +31,16 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
                                const RankPlace& place,
                                const c10::intrusive_ptr<c10d::Store>& store) {
   const RunRanks ranks = ranks_of(run);
-  distributed::RankConnection connection = connect(place, ranks, store);
+  const std::string prefix = "rank " + std::to_string(place.rank) + ": ";
+  const auto record = [&writer](const std::string& e) { record_failed(writer, e); };
+  distributed::RankConnection connection = [&] {
+    const InterruptibleWait rendezvous(prefix, record);
+    return connect(place, ranks, store);
+  }();
   RankContext context{connection.communicator, place.local_rank, place.local_world_size};
+  // A signal stops training at the next step's start; a collective whose peer already stopped
+  // would hold this rank until its timeout.
+  const InterruptibleWait collectives(prefix, record, std::chrono::seconds(1));
   try {
     results::Summary summary = train_run(run, registry, console, writer, context);
     connection.health->report_done();

@@ -35,6 +35,13 @@ void print_error(std::ostream& errors, const std::string& prefix, const std::str
   if (!hint.empty()) errors << "  hint: " << hint << '\n';
 }
 
+void record_failed(results::RunWriter& writer, const std::string& error) {
+  try {
+    writer.set_status(results::Status::failed, error);
+  } catch (const Error&) {
+  }
+}
+
 RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool writes,
                       int world_size, const std::string& rank_prefix, const TrainFunction& train) {
   std::unique_ptr<results::ResultsFile> file;
@@ -52,12 +59,12 @@ RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool 
     c.console.line(std::string("  skipped: ") + e.what());
     return {RunOutcome::Kind::skipped, 0};
   } catch (const Error& e) {
-    writer->set_status(results::Status::failed, e.what());
+    record_failed(*writer, e.what());
     print_error(c.errors, rank_prefix, e.what(), e.hint());
     return {RunOutcome::Kind::failed, e.exit_code()};
   } catch (const std::exception& e) {
     const std::string message = one_line(e);
-    writer->set_status(results::Status::failed, message);
+    record_failed(*writer, message);
     print_error(c.errors, rank_prefix, message, "");
     return {RunOutcome::Kind::failed, static_cast<int>(ErrorClass::runtime)};
   }

@@ -46,6 +46,10 @@ using TrainFunction = std::function<results::Summary(results::RunWriter& writer)
 RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool writes,
                       int world_size, const std::string& rank_prefix, const TrainFunction& train);
 
+// Marks the run failed with `error`; a results file that cannot take it (its disk is full)
+// leaves the error that ended the run as the one reported.
+void record_failed(results::RunWriter& writer, const std::string& error);
+
 // The error line and its hint on the error stream.
 void print_error(std::ostream& errors, const std::string& prefix, const std::string& message,
                  const std::string& hint);

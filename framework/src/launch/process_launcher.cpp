@@ -20,6 +20,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds poll_interval{20};
 constexpr std::chrono::seconds kill_delay{5};
+// A user who interrupts waits for no timeout: a rank still busy a second later (in a
+// collective whose peer already stopped) gets SIGTERM.
+constexpr std::chrono::seconds kInterruptGrace{1};
 
 const char* signal_name(int signal) {
   switch (signal) {
@@ -79,12 +82,15 @@ class Shutdown {
   explicit Shutdown(std::chrono::milliseconds grace) : grace_(grace) {}
 
   // Only the first call counts: a second failure does not extend the grace.
-  void begin() {
-    if (!term_at_) term_at_ = Clock::now() + grace_;
+  void begin() { begin(grace_); }
+  void begin(std::chrono::milliseconds grace) {
+    if (!term_at_) term_at_ = Clock::now() + grace;
   }
 
   void escalate(RankProcesses& ranks) {
-    if (!term_at_ || Clock::now() < *term_at_) return;
+    if (!term_at_) return;
+    ranks.kill_stopped();
+    if (Clock::now() < *term_at_) return;
     if (!kill_at_) {
       ranks.signal_all(SIGTERM);
       kill_at_ = Clock::now() + kill_delay;
@@ -137,7 +143,7 @@ LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& i
     if (!interrupt_forwarded && interrupted && interrupted()) {
       ranks.signal_all(SIGINT);
       interrupt_forwarded = true;
-      shutdown.begin();
+      shutdown.begin(kInterruptGrace);
     }
     shutdown.escalate(ranks);
     if (!ranks.empty()) std::this_thread::sleep_for(poll_interval);

@@ -15,6 +15,7 @@ struct RankExit {
   int rank = 0;
   int exit_code = 0;  // when it exited; -1 when a signal ended it or the status is unknown
   int signal = 0;     // when a signal ended it
+  int stopped_by = 0;  // the signal (SIGSTOP) that had stopped it when it ended, or 0
   bool succeeded() const { return signal == 0 && exit_code == 0; }
 };
 
@@ -36,9 +37,11 @@ struct LaunchResult {
 };
 
 // Starts world_size processes and waits for all of them. `interrupted` (may be empty) is polled
-// every 20 ms; when it turns true the ranks get SIGINT once, then the same grace, SIGTERM and
-// SIGKILL. The ranks stay in the launcher's process group, so a terminal's Ctrl-C reaches them
-// too, and die with the calling thread (PR_SET_PDEATHSIG), which this call blocks until they end.
+// every 20 ms; when it turns true the ranks get SIGINT once, then a second's grace, SIGTERM and
+// SIGKILL. A rank found stopped (SIGSTOP) once a rank failed or the user interrupted is killed
+// at once: it cannot end on its own, and SIGTERM waits for it to be continued. The ranks stay
+// in the launcher's process group, so a terminal's Ctrl-C reaches them too, and die with the
+// calling thread (PR_SET_PDEATHSIG), which this call blocks until they end.
 // Throws RunError when argv[0] is not executable or a fork fails; the ranks started are then
 // killed and reaped first. No error path leaves a zombie or an orphan of ours.
 LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& interrupted);

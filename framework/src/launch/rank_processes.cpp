@@ -22,15 +22,28 @@ RankExit exit_of(int rank, int status) {
 
 // Reaps `pid` if it has ended. ECHILD means something else reaped it (SIGCHLD ignored): it has
 // ended, with a status nobody can read any more.
-std::optional<RankExit> reap_if_ended(int rank, pid_t pid) {
-  int status = 0;
-  pid_t reaped = 0;
-  do {
-    reaped = waitpid(pid, &status, WNOHANG);
-  } while (reaped < 0 && errno == EINTR);
-  if (reaped == 0) return std::nullopt;
-  if (reaped < 0) return RankExit{rank, -1, 0};
-  return exit_of(rank, status);
+// A stopped or continued rank is noted in `stopped` and looked at again.
+std::optional<RankExit> reap_if_ended(int rank, pid_t pid, std::map<pid_t, int>& stopped) {
+  while (true) {
+    int status = 0;
+    const pid_t reaped = waitpid(pid, &status, WNOHANG | WUNTRACED | WCONTINUED);
+    if (reaped < 0 && errno == EINTR) continue;
+    if (reaped == 0) return std::nullopt;
+    if (reaped > 0 && WIFSTOPPED(status)) {
+      stopped[pid] = WSTOPSIG(status);
+      continue;
+    }
+    if (reaped > 0 && WIFCONTINUED(status)) {
+      stopped.erase(pid);
+      continue;
+    }
+    RankExit exit = reaped < 0 ? RankExit{rank, -1, 0} : exit_of(rank, status);
+    if (auto it = stopped.find(pid); it != stopped.end()) {
+      exit.stopped_by = it->second;
+      stopped.erase(it);
+    }
+    return exit;
+  }
 }
 
 void reap_blocking(pid_t pid) {
@@ -88,7 +101,7 @@ std::vector<RankExit> RankProcesses::reap_ended() {
   std::vector<std::pair<int, pid_t>> still_running;
   still_running.reserve(running_.size());
   for (const auto& [rank, pid] : running_) {
-    if (std::optional<RankExit> exit = reap_if_ended(rank, pid))
+    if (std::optional<RankExit> exit = reap_if_ended(rank, pid, stopped_))
       ended.push_back(*exit);
     else
       still_running.emplace_back(rank, pid);
@@ -99,6 +112,11 @@ std::vector<RankExit> RankProcesses::reap_ended() {
 
 void RankProcesses::signal_all(int signal) {
   for (const auto& [rank, pid] : running_) kill(pid, signal);
+}
+
+void RankProcesses::kill_stopped() {
+  for (const auto& [rank, pid] : running_)
+    if (stopped_.count(pid)) kill(pid, SIGKILL);
 }
 
 }  // namespace runner::launch

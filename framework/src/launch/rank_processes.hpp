@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,10 +33,13 @@ class RankProcesses {
   // The ranks that have ended since the last call, in rank order; never blocks.
   std::vector<RankExit> reap_ended();
   void signal_all(int signal);
+  // SIGKILL to the ranks that a signal has stopped (as reap_ended() last saw them).
+  void kill_stopped();
   bool empty() const { return running_.empty(); }
 
  private:
   std::vector<std::pair<int, pid_t>> running_;  // (rank, pid), in rank order
+  std::map<pid_t, int> stopped_;                // pid -> the signal that stopped it
 };
 
 }  // namespace runner::launch

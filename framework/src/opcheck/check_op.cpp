@@ -1,5 +1,6 @@
 #include "opcheck/check_op.hpp"
 
+#include "common/one_line.hpp"
 #include "opcheck/cases.hpp"
 #include "opcheck/compare.hpp"
 #include "opcheck/timing.hpp"
@@ -65,13 +66,23 @@ std::vector<GradcheckCase> gradcheck_all(const Op& op, const CheckSettings& sett
   return results;
 }
 
+// A shape the op refuses fails its timing as it failed its case, and the report still prints.
+Timing time_or_failure(const Op& op, const LabelledCase& c, int repeats) {
+  try {
+    return time_case(op, c.c, c.label, repeats);
+  } catch (const std::exception& e) {
+    Timing failed{c.label};
+    failed.failure = one_line(e);
+    return failed;
+  }
+}
+
 // One timing per shape, on the first case of that shape.
 std::vector<Timing> time_all(const Op& op, const CheckSettings& settings) {
   std::vector<Timing> timings;
   for (const auto& shape : settings.shapes) {
     std::vector<LabelledCase> cases = op_cases(op, {shape}, settings);
-    if (!cases.empty())
-      timings.push_back(time_case(op, cases.front().c, cases.front().label, settings.repeats));
+    if (!cases.empty()) timings.push_back(time_or_failure(op, cases.front(), settings.repeats));
   }
   return timings;
 }
@@ -90,6 +101,8 @@ bool CheckReport::passed() const {
     if (!c.passed()) return false;
   for (const auto& g : gradchecks)
     if (!g.result.passed) return false;
+  for (const auto& t : timings)
+    if (!t.failure.empty()) return false;
   return true;
 }
 

@@ -46,6 +46,7 @@ struct Timing {
   std::string label;
   double op_forward = 0, op_backward = 0;
   double reference_forward = 0, reference_backward = 0;
+  std::string failure;  // the op or its reference threw while timed
 };
 
 struct CheckReport {

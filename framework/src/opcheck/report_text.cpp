@@ -33,6 +33,10 @@ std::string ratio(double op, double reference) {
 std::string timing_lines(const std::vector<Timing>& timings, bool has_reference) {
   std::string text = "timing (median; op / reference):\n";
   for (const auto& t : timings) {
+    if (!t.failure.empty()) {
+      text += fmt::format("  {}\n    FAILED: {}\n", t.label, t.failure);
+      continue;
+    }
     text += has_reference
                 ? fmt::format("  {}\n    forward  {} / {} ({})\n    backward {} / {} ({})\n",
                               t.label, ms(t.op_forward), ms(t.reference_forward),
@@ -48,6 +52,7 @@ int failures(const CheckReport& report) {
   int count = 0;
   for (const auto& c : report.cases) count += c.passed() ? 0 : 1;
   for (const auto& g : report.gradchecks) count += g.result.passed ? 0 : 1;
+  for (const auto& t : report.timings) count += t.failure.empty() ? 0 : 1;
   return count;
 }
 
@@ -63,9 +68,10 @@ std::string report_text(const CheckReport& report) {
   text += gradcheck_lines(report.gradchecks);
   text += timing_lines(report.timings, report.has_reference);
   const int failed = failures(report);
+  const size_t checks = report.cases.size() + report.gradchecks.size() + report.timings.size();
   text += failed == 0 ? "check-op " + report.op + ": passed\n"
                       : fmt::format("check-op {}: FAILED ({} of {} checks)\n", report.op, failed,
-                                    report.cases.size() + report.gradchecks.size());
+                                    checks);
   return text;
 }
 

@@ -2,7 +2,11 @@
 
 #include <boost/dll/shared_library_load_mode.hpp>
 
+#include <dlfcn.h>
+
 #include <cstring>
+
+#include "plugin_host/elf_file.hpp"
 
 namespace runner::plugin_host {
 namespace {
@@ -11,11 +15,20 @@ using EntryFunction = const PluginHeader*();
 
 const char* kRebuildHint = "rebuild the plugin against this runner's SDK and LibTorch";
 
+// Boost.DLL reports every dlopen failure as "Bad file descriptor"; dlerror() still holds the
+// loader's own reason (a missing dependency, an undefined symbol).
+std::string load_failure(const boost::dll::fs::error_code& error) {
+  const char* reason = dlerror();
+  return reason ? reason : error.message();
+}
+
 boost::dll::shared_library open_library(const std::string& path) {
+  require_whole_shared_object(path);
   boost::dll::fs::error_code error;
+  dlerror();
   boost::dll::shared_library handle(path, boost::dll::load_mode::rtld_now, error);
   if (error || !handle.is_loaded())
-    throw PluginError("not a plugin library: " + path + ": " + error.message(),
+    throw PluginError("not a plugin library: " + path + ": " + load_failure(error),
                       "the plugin path holds only runner plugins (.so files)");
   return handle;
 }

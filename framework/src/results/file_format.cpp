@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "results/attributes.hpp"
+#include "results/disk_reserve.hpp"
 #include "results/results.hpp"
 #include "results/schema.hpp"
 
@@ -85,11 +86,20 @@ Handle create_file(const std::string& path) {
   // Exclusive: of two processes creating the same file, neither truncates the other's.
   Handle file = own(H5Fcreate(path.c_str(), H5F_ACC_EXCL, properties.get(), H5P_DEFAULT),
                     H5Fclose, what);
-  with_context(path, [&] {
-    write_string_attribute(file.get(), schema::kFormat, kFormatName);
-    write_int_attribute(file.get(), schema::kFormatVersion, kFormatVersion);
-    flush_file(file.get());
-  });
+  try {
+    reserve_disk_space(path, bytes_for_records(0));
+    with_context(path, [&] {
+      write_string_attribute(file.get(), schema::kFormat, kFormatName);
+      write_int_attribute(file.get(), schema::kFormatVersion, kFormatVersion);
+      flush_file(file.get());
+    });
+  } catch (const DataError&) {
+    // A file without its format attributes is no results file: no reader would open it.
+    file = Handle();
+    std::error_code ignored;
+    fs::remove(path, ignored);
+    throw;
+  }
   return file;
 }
 

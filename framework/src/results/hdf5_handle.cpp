@@ -1,5 +1,8 @@
 #include "results/hdf5_handle.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include "runner/errors.hpp"
 
 namespace runner::results::detail {
@@ -10,6 +13,20 @@ namespace {
 herr_t keep_innermost_reason(unsigned depth, const H5E_error2_t* error, void* reason) {
   if (depth == 0 && error->desc != nullptr) *static_cast<std::string*>(reason) = error->desc;
   return 0;
+}
+
+// Whether any error on the stack is a write that failed with ENOSPC (the sec2 driver's
+// "errno = 28, error message = 'No space left on device'").
+herr_t note_no_space(unsigned /*depth*/, const H5E_error2_t* error, void* no_space) {
+  if (error->desc != nullptr && std::strstr(error->desc, std::strerror(ENOSPC)) != nullptr)
+    *static_cast<bool*>(no_space) = true;
+  return 0;
+}
+
+bool stack_says_no_space() {
+  bool no_space = false;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, note_no_space, &no_space);
+  return no_space;
 }
 
 }  // namespace
@@ -24,6 +41,10 @@ std::string hdf5_error_reason() {
 }
 
 void throw_hdf5_error(const std::string& what) {
+  if (stack_says_no_space()) {
+    H5Eclear2(H5E_DEFAULT);
+    throw NoSpaceLeft("the device");
+  }
   const std::string reason = hdf5_error_reason();
   throw DataError(reason.empty() ? what : what + ": " + reason);
 }

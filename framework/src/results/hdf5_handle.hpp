@@ -3,6 +3,8 @@
 
 #include <hdf5.h>
 
+#include "runner/errors.hpp"
+
 #include <string>
 #include <utility>
 
@@ -43,6 +45,15 @@ class Handle {
   Closer closer_ = nullptr;
 };
 
+// A write that failed for want of disk space. HDF5's own reason for it is the last of a chain
+// of failures (a later flush says "slist already enabled?"); with_context() names the file.
+struct NoSpaceLeft : DataError {
+  explicit NoSpaceLeft(const std::string& file)
+      : DataError("no space left on " + file,
+                  "free space on its disk, or name another file with [experiment] results; the "
+                  "epochs flushed before the disk filled are in the file") {}
+};
+
 // HDF5 prints its error stack to stderr by default; runner reports errors itself. The
 // setting is per thread (Debian's HDF5 is thread-safe): call it in every entry point.
 void silence_hdf5_error_printing();
@@ -50,7 +61,7 @@ void silence_hdf5_error_printing();
 // The innermost reason on HDF5's error stack (e.g. "file signature not found"), or "".
 std::string hdf5_error_reason();
 
-// Throws DataError "<what>: <HDF5's reason>".
+// Throws DataError "<what>: <HDF5's reason>", or NoSpaceLeft when a write found the disk full.
 [[noreturn]] void throw_hdf5_error(const std::string& what);
 
 // Takes ownership of an identifier an HDF5 call returned, throwing when the call failed.

@@ -2,6 +2,7 @@
 #include <memory>
 #include <string>
 
+#include "results/disk_reserve.hpp"
 #include "results/file_format.hpp"
 #include "results/groups.hpp"
 #include "results/run_group.hpp"
@@ -38,6 +39,7 @@ class Hdf5ResultsFile final : public ResultsFile {
 
   std::unique_ptr<RunWriter> begin_run(const RunHeader& header) override {
     detail::silence_hdf5_error_printing();
+    detail::reserve_disk_space(path_, detail::bytes_for_records(0));
     return detail::with_context(path_, [&] {
       std::string name = unused_group_name(file_.get(), header.run_id);
       Handle group = detail::create_group(file_.get(), name);

@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <utility>
 
+#include "results/disk_reserve.hpp"
 #include "results/file_format.hpp"
 #include "results/groups.hpp"
 #include "results/record_series.hpp"
@@ -31,23 +33,30 @@ Hdf5RunWriter::Hdf5RunWriter(std::string file_path, std::string group_name, Hand
       run_group_(std::move(run_group)) {}
 
 template <typename Write>
-void Hdf5RunWriter::write_and_flush(Write&& write) {
+void Hdf5RunWriter::write_and_flush(uint64_t reserve, Write&& write) {
+  if (first_failure_) std::rethrow_exception(first_failure_);
   silence_hdf5_error_printing();
-  with_context(file_path_, [&] {
-    write(run_group_.get());
-    flush_file(run_group_.get());
-  });
+  try {
+    reserve_disk_space(file_path_, reserve);
+    with_context(file_path_, [&] {
+      write(run_group_.get());
+      flush_file(run_group_.get());
+    });
+  } catch (const DataError&) {
+    first_failure_ = std::current_exception();
+    throw;
+  }
 }
 
 void Hdf5RunWriter::append_epoch(const EpochRecord& epoch) {
-  write_and_flush([&](hid_t run) {
+  write_and_flush(bytes_for_records(1), [&](hid_t run) {
     Handle epochs = open_group(run, schema::kEpochs);
     append_records(epochs.get(), epoch_layout(), {epoch});
   });
 }
 
 void Hdf5RunWriter::append_steps(const std::vector<StepRecord>& steps) {
-  write_and_flush([&](hid_t run) {
+  write_and_flush(bytes_for_records(steps.size()), [&](hid_t run) {
     Handle group = open_group(run, schema::kSteps);
     append_records(group.get(), step_layout(), steps);
   });
@@ -56,12 +65,22 @@ void Hdf5RunWriter::append_steps(const std::vector<StepRecord>& steps) {
 void Hdf5RunWriter::write_summary(const Summary& summary) {
   RUNNER_CHECK(!has_member(run_group_.get(), schema::kSummary),
                "the summary of run " + group_name_ + " is written twice");
-  write_and_flush([&](hid_t run) { write_summary_group(run, summary); });
+  write_and_flush(bytes_for_records(1), [&](hid_t run) { write_summary_group(run, summary); });
 }
 
+// The final status is worth one more try after a failed write: its attributes are small and
+// may fit in the space the file already has.
 void Hdf5RunWriter::set_status(Status status, const std::string& error) {
   const std::string finished_at = status == Status::running ? "" : utc_now_iso8601();
-  write_and_flush([&](hid_t run) { write_run_status(run, status, error, finished_at); });
+  const std::exception_ptr earlier = std::exchange(first_failure_, nullptr);
+  try {
+    write_and_flush(kBytesForAttributes,
+                    [&](hid_t run) { write_run_status(run, status, error, finished_at); });
+  } catch (const DataError&) {
+    if (!earlier) throw;
+    first_failure_ = earlier;
+    std::rethrow_exception(earlier);
+  }
 }
 
 }  // namespace runner::results::detail

@@ -1,6 +1,7 @@
 // The RunWriter of one run group: each call writes, then flushes the whole file.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -21,13 +22,17 @@ class Hdf5RunWriter final : public RunWriter {
   void set_status(Status status, const std::string& error) override;
 
  private:
-  // Runs `write` on the run group then flushes, naming the file in any DataError.
+  // Runs `write` on the run group then flushes, naming the file in any DataError. After one
+  // failed, HDF5's cache of the file is in doubt (a second flush reports "slist already
+  // enabled?"): later writes throw the first failure again without touching the file.
+  // `reserve`: the disk space it takes first (reserve_disk_space), in bytes.
   template <typename Write>
-  void write_and_flush(Write&& write);
+  void write_and_flush(uint64_t reserve, Write&& write);
 
   std::string file_path_;
   std::string group_name_;
   Handle run_group_;
+  std::exception_ptr first_failure_;
 };
 
 }  // namespace runner::results::detail

@@ -37,6 +37,20 @@ TEST(CheckOpCommand, AnOpThatDisagreesWithItsReferenceIsExitOne) {
   EXPECT_TRUE(contains(o.out, "check-op fixture_off_by_one: FAILED")) << o.out;
 }
 
+// Its forward throws from inside its library, in every phase: comparison, gradcheck, timing.
+TEST(CheckOpCommand, AnOpThatThrowsFailsEachPhaseWithItsMessage) {
+  Output o = run_runner("--plugin-path " RUNNER_BINARY_DIR
+                        "/tests/fixtures/throwing check-op fixture_refusing --shapes 2x2 "
+                        "--repeat 1");
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_TRUE(contains(o.out, "FAILED: fixture_refusing: refuses an input of 4 elements"))
+      << o.out;
+  const size_t timing = o.out.find("timing (");
+  ASSERT_NE(timing, std::string::npos) << o.out;
+  EXPECT_TRUE(contains(o.out.substr(timing), "FAILED: fixture_refusing")) << o.out;
+  EXPECT_TRUE(contains(o.out, "check-op fixture_refusing: FAILED")) << o.out;
+}
+
 TEST(CheckOpCommand, AnUnknownOpIsAConfigErrorListingTheKnownOnes) {
   Output o = run_runner("check-op gleu");
   EXPECT_EQ(o.exit_code, 2);
@@ -55,10 +69,14 @@ TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
                         Case{"check-op relu --dtype int8", "--dtype int8"},
                         Case{"check-op relu --device tpu", "--device tpu"},
                         Case{"check-op gelu --set approximate=cubic", "cubic"},
-                        Case{"check-op gelu --set slope=2", "slope"}}) {
+                        Case{"check-op gelu --set slope=2", "slope"},
+                        Case{"check-op relu --repeat 0", "'0' is not a whole number of at least 1"},
+                        Case{"check-op relu --threads -1",
+                             "'-1' is not a whole number of at least 0"}}) {
     Output o = run_runner(c.args);
     EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
     EXPECT_TRUE(contains(o.err, c.named)) << c.args << "\n" << o.err;
+    EXPECT_LT(o.err.size(), 400u) << "a short message, not a 309-digit range:\n" << o.err;
   }
 }
 

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <thread>
 
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -183,6 +185,26 @@ TEST(Distributed, AKilledRankEndsTheRunNamingIt) {
   EXPECT_FALSE(ranks_left(dir));
 }
 
+// Before, the launcher waited out a grace of the timeout plus 10 s after rank 0 gave up, then
+// recorded the SIGKILL it sent the stopped rank as the cause.
+TEST(Distributed, AStoppedRankIsNamedAndTheRunEndsAtTheTimeout) {
+  const std::string dir = scratch_dir("stopped_rank");
+  const auto start = Clock::now();
+  Output out = run_runner(
+      blobs_ddp(dir, "world_size = 2\ntimeout_s = 10\n",
+                "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"stop\"\n"));
+  // The timeout, rank 0's diagnosis and the ranks' start; the old way took over 35 s.
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(28));
+  EXPECT_EQ(out.exit_code, 5) << out.err;
+  const std::string cause =
+      "rank 1 stopped answering (stopped by signal 19, SIGSTOP): timeout after 10 s";
+  EXPECT_NE(out.err.find(cause), std::string::npos) << out.err;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, cause);
+  EXPECT_FALSE(ranks_left(dir));
+}
+
 TEST(Distributed, ARankThatThrowsEndsTheRunWithItsError) {
   const std::string dir = scratch_dir("throwing_rank");
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\n",
@@ -246,6 +268,129 @@ TEST(Distributed, APortInUseIsNamed) {
   EXPECT_EQ(out.exit_code, 5) << "a runtime error, not a config or plugin one\n" << out.err;
   EXPECT_NE(out.err.find("port " + std::to_string(held.port()) + " is in use"), std::string::npos)
       << out.err;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed) << "a launch that failed is no run in progress";
+  EXPECT_NE(run.error.find("is in use"), std::string::npos) << run.error;
+}
+
+TEST(Distributed, ABadMasterPortFailsTheRunNamingIt) {
+  const std::string dir = scratch_dir("bad_master_port");
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"), "MASTER_PORT=abc");
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_NE(out.err.find("MASTER_PORT = \"abc\" is not a port"), std::string::npos) << out.err;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_NE(run.error.find("MASTER_PORT"), std::string::npos) << run.error;
+}
+
+// Rank 0 of 2 under torchrun, alone: it waits in the rendezvous for a rank that never comes.
+pid_t start_lonely_rank0(const std::string& dir) {
+  blobs_ddp(dir, "timeout_s = 120\n");
+  const std::string command = "exec env " + torchrun_environment(0, 2, free_port()) +
+                              " " RUNNER_BINARY_DIR "/bin/runner --plugin-path " +
+                              fixture_plugins() + " " + dir + "/exp.toml >" + dir + "/out 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST(Distributed, ASignalDuringTheRendezvousEndsItAtOnce) {
+  const std::string dir = scratch_dir("signal_in_rendezvous");
+  const pid_t pid = start_lonely_rank0(dir);
+  const auto started = Clock::now();
+  while (read_file(dir + "/out").find("run 1/1") == std::string::npos &&
+         Clock::now() - started < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // into the rendezvous
+  const auto signalled = Clock::now();
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  // A second, with room for a loaded machine; the rendezvous would wait 120 s.
+  EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(5));
+  const std::string out = read_file(dir + "/out");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << out;
+  EXPECT_NE(out.find("interrupted by signal 15"), std::string::npos) << out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 15");
+}
+
+// Rank 1 stops for good at step 5 and rank 0 waits for it in an all-reduce: an interrupt of
+// the launcher ends the run within seconds, not at the 120 s timeout.
+TEST(Distributed, AnInterruptEndsARankHeldInACollective) {
+  const std::string dir = scratch_dir("interrupt_in_collective");
+  const std::string command =
+      "exec " RUNNER_BINARY_DIR "/bin/runner " +
+      blobs_ddp(dir, "world_size = 2\ntimeout_s = 120\n",
+                "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"stop\"\n") +
+      " >" + dir + "/out 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto started = Clock::now();
+  while (read_file(dir + "/out").find("ranks on this machine") == std::string::npos &&
+         Clock::now() - started < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 1 stopped, rank 0 waiting
+  const auto signalled = Clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(8));
+  const std::string out = read_file(dir + "/out");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 2");
+  EXPECT_FALSE(ranks_left(dir));
+}
+
+// Under torchrun, rank 1 hangs at step 5 and rank 0 waits for it in an all-reduce; a SIGTERM
+// to rank 0 alone ends it within a second or so, not at the 120 s timeout.
+TEST(Distributed, ASignalEndsATorchrunRankHeldInACollective) {
+  const std::string dir = scratch_dir("signal_in_collective");
+  const std::string args = blobs_ddp(dir, "timeout_s = 120\n",
+                                     "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"hang\"\n");
+  const int port = free_port();
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string command = "exec env " + torchrun_environment(rank, 2, port) +
+                                " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir +
+                                "/out" + std::to_string(rank) + " 2>&1";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  const auto started = Clock::now();
+  while (read_file(dir + "/out0").find("run 1/1") == std::string::npos &&
+         Clock::now() - started < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 1 hangs, rank 0 waits
+  const auto signalled = Clock::now();
+  kill(pids[0], SIGTERM);
+  int status = 0;
+  waitpid(pids[0], &status, 0);
+  const auto elapsed = Clock::now() - signalled;
+  kill(pids[1], SIGKILL);
+  waitpid(pids[1], nullptr, 0);
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+  const std::string out = read_file(dir + "/out0");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << out;
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 15");
 }
 
 TEST(Distributed, ASingleStrategyUnderTwoTorchrunRanksIsRefused) {

@@ -100,6 +100,48 @@ TEST(CliErrors, ASweepWithAFailedRunIsExitSix) {
   EXPECT_TRUE(contains(o.out, "failed")) << o.out;
 }
 
+// blobs with dim 4 and 5 classes: its factory refuses them with a config error.
+const std::string kUnbuildableBlobs = " --set dataset.classes=5 ";
+
+TEST(CliErrors, ADryRunExitsAsTheRealRunWouldWhenAComponentCannotBeBuilt) {
+  std::string dir = scratch_dir("dry_run_unbuildable");
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  const std::string plugins = "--plugin-path " + fixture_plugins() + " --plugin-path " +
+                              RUNNER_BINARY_DIR "/tests/fixtures/throwing ";
+  Output dry = run_runner(plugins + "--dry-run" + kUnbuildableBlobs + dir + "/exp.toml");
+  EXPECT_EQ(dry.exit_code, 2) << dry.out << dry.err;
+  expect_short_error(dry);
+  EXPECT_TRUE(contains(dry.err, "dataset.dim must be >= dataset.classes")) << dry.err;
+  EXPECT_TRUE(contains(dry.out, "# estimate: unavailable")) << dry.out;
+  EXPECT_EQ(run_runner(plugins + kUnbuildableBlobs + dir + "/exp.toml").exit_code, 2);
+  // A model factory that throws a plain exception: a plugin error, in both.
+  Output exploding = run_runner(plugins + "--dry-run --set model.name=exploding " + dir +
+                                "/exp.toml");
+  EXPECT_EQ(exploding.exit_code, 3) << exploding.err;
+  EXPECT_TRUE(contains(exploding.err, "boom in the factory")) << exploding.err;
+  EXPECT_EQ(run_runner(plugins + "--set model.name=exploding " + dir + "/exp.toml").exit_code, 3);
+}
+
+TEST(CliErrors, ASweepWhoseRunsFailOnTheirConfigIsExitTwo) {
+  std::string dir = scratch_dir("sweep_config_fail");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5", "[sweep]\n\"dataset.classes\" = [5, 6]\n"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_TRUE(contains(o.err, "dataset.dim must be >= dataset.classes")) << o.err;
+  Output dry = run_runner("--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml");
+  EXPECT_EQ(dry.exit_code, 2) << dry.err;
+}
+
+TEST(CliErrors, APluginPathThatIsAFileIsNotAFolder) {
+  std::string dir = scratch_dir("plugin_path_file");
+  write_file(dir + "/plugin.so", "");
+  Output o = run_runner("--plugin-path " + dir + "/plugin.so plugins");
+  EXPECT_EQ(o.exit_code, 2);
+  expect_short_error(o);
+  EXPECT_TRUE(contains(o.err, dir + "/plugin.so is not a folder")) << o.err;
+}
+
 // Refused by the run plan before any run starts: nothing is trained, no results file appears.
 Output refused_before_training(const std::string& name, const std::string& train_keys) {
   std::string dir = scratch_dir(name);

@@ -67,6 +67,45 @@ TEST(ConfigSweep, TheModeIsProductOrZip) {
                        "did you mean 'zip'?"));
 }
 
+// `values` values from 1 up, as a TOML list.
+std::string list_of(int values) {
+  std::string list = "[";
+  for (int i = 1; i <= values; ++i) list += (i > 1 ? ", " : "") + std::to_string(i);
+  return list + "]";
+}
+
+std::string sweep_of(int keys, int values, const std::string& settings = "") {
+  std::string text = kMinimal + "[sweep]\n" + settings;
+  for (int k = 0; k < keys; ++k)
+    text += "\"train.k" + std::to_string(k) + "\" = " + list_of(values) + "\n";
+  return text;
+}
+
+TEST(ConfigSweep, ASweepIsCountedBeforeItIsExpanded) {
+  ConfigError e = parse_error(sweep_of(5, 100));
+  EXPECT_TRUE(Contains(e.what(), "exp.toml:6:1: [sweep] expands to 10000000000 runs "
+                                 "(100 x 100 x 100 x 100 x 100), more than max_points = 10000"));
+  EXPECT_TRUE(Contains(e.hint(), "max_points = 10000000000"));
+}
+
+TEST(ConfigSweep, ACountPast64BitsIsRefusedWithoutOverflow) {
+  ConfigError e = parse_error(sweep_of(12, 100));
+  EXPECT_TRUE(Contains(e.what(), "expands to more than 2^64 runs"));
+}
+
+TEST(ConfigSweep, MaxPointsRaisesOrLowersTheLimit) {
+  EXPECT_TRUE(Contains(parse_error(sweep_of(2, 3, "max_points = 8\n")).what(),
+                       "expands to 9 runs (3 x 3), more than max_points = 8"));
+  // Past the count, each run is validated: train has no keys k0, k1.
+  EXPECT_TRUE(Contains(parse_error(sweep_of(2, 3, "max_points = 9\n")).what(), "train.k0"));
+  EXPECT_TRUE(Contains(parse_error(sweep_of(1, 1, "max_points = 0\n")).what(), "sweep.max_points"));
+}
+
+TEST(ConfigSweep, AZipSweepIsCountedToo) {
+  EXPECT_TRUE(Contains(parse_error(sweep_of(2, 3, "mode = \"zip\"\nmax_points = 2\n")).what(),
+                       "[sweep] pairs 3 runs, more than max_points = 2"));
+}
+
 TEST(ConfigSweep, EveryKeyNeedsANonEmptyList) {
   ConfigError e = parse_error(kMinimal + "[sweep]\n\"train.epochs\" = []\n");
   EXPECT_TRUE(

@@ -224,9 +224,27 @@ TEST(LaunchRanks, ARankIgnoringSigtermIsKilledFiveSecondsLater) {
   LaunchResult result = launch_ranks(spec, interrupted);
   ASSERT_TRUE(interrupted_at);
   double elapsed = seconds_since(*interrupted_at);
-  EXPECT_GE(elapsed, 0.1 + 5.0);  // SIGINT and SIGTERM were ignored
-  EXPECT_LT(elapsed, 0.1 + 6.0);
+  // An interrupt waits a second, not the grace, before SIGTERM; both were ignored.
+  EXPECT_GE(elapsed, 1.0 + 5.0);
+  EXPECT_LT(elapsed, 1.0 + 6.0);
   EXPECT_EQ(result.exits.at(0).signal, SIGKILL);
+}
+
+// Rank 1 stops itself; rank 0 then fails. The stopped rank cannot end on its own, nor take
+// SIGTERM: it is killed at once, not after the grace, and its exit says it was stopped.
+TEST(LaunchRanks, AStoppedRankIsKilledAtOnceWhenAnotherFails) {
+  LaunchSpec spec = shell_ranks(2,
+                                "if [ \"$RANK\" = 1 ]; then kill -STOP $$; fi;"
+                                "sleep 1; exit 3");
+  spec.grace = milliseconds(30000);
+  const Clock::time_point start = Clock::now();
+  LaunchResult result = launch(spec);
+  EXPECT_LT(seconds_since(start), 10.0);  // far from the grace's 30 s
+  EXPECT_EQ(exit_of_rank(result, 0).exit_code, 3);
+  EXPECT_EQ(exit_of_rank(result, 1).signal, SIGKILL);
+  EXPECT_EQ(exit_of_rank(result, 1).stopped_by, SIGSTOP);
+  EXPECT_EQ(exit_of_rank(result, 0).stopped_by, 0);
+  expect_no_children_left();
 }
 
 TEST(LaunchRanks, RanksDieWithTheLauncher) {

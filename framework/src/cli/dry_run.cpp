@@ -1,0 +1,61 @@
+#include "cli/dry_run.hpp"
+
+#include <iostream>
+
+#include "common/one_line.hpp"
+#include "engine/dataset_cache.hpp"
+#include "engine/estimate.hpp"
+#include "engine/experiment_exit.hpp"
+#include "engine/experiment_runner.hpp"
+#include "engine/run_ranks.hpp"
+
+namespace runner::cli {
+namespace {
+
+struct Plan {
+  std::string text;
+  int failed_exit_code = 0;  // 0: planned
+};
+
+Plan plan_of(const config::RunConfig& run, const plugin_host::Registry& registry,
+             engine::DatasetCache& datasets, const std::string& name) {
+  try {
+    const int world_size = engine::local_world_size(run, engine::ranks_of(run));
+    const engine::RunEstimate estimate =
+        engine::estimate_run(run, registry, world_size, datasets.get(run));
+    return {"# estimate: " + engine::estimate_text(estimate) + "\n# plan per rank:\n" +
+                engine::plan_table(estimate),
+            0};
+  } catch (const Error& e) {
+    std::cerr << "runner: error: " << name << ": " << e.what() << '\n';
+    if (!e.hint().empty()) std::cerr << "  hint: " << e.hint() << '\n';
+    return {std::string("# estimate: unavailable: ") + e.what() + "\n", e.exit_code()};
+  } catch (const std::exception& e) {
+    std::cerr << "runner: error: " << name << ": " << one_line(e) << '\n';
+    return {"# estimate: unavailable: " + one_line(e) + "\n",
+            static_cast<int>(ErrorClass::runtime)};
+  }
+}
+
+}  // namespace
+
+int dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry) {
+  std::cout << "experiment " << experiment.name << " (" << experiment.file << "): "
+            << experiment.runs.size() << " run(s), results in "
+            << engine::results_path(experiment) << "\n";
+  engine::DatasetCache datasets(registry);
+  std::vector<int> failed;
+  for (size_t i = 0; i < experiment.runs.size(); ++i) {
+    const auto& run = experiment.runs[i];
+    const std::string name =
+        "run " + std::to_string(i + 1) + "/" + std::to_string(experiment.runs.size()) + " id " +
+        run.id;
+    const Plan plan = plan_of(run, registry, datasets, name);
+    std::cout << "\n# " << name << (run.label.empty() ? "" : "  " + run.label) << "\n"
+              << run.resolved_toml << plan.text;
+    if (plan.failed_exit_code != 0) failed.push_back(plan.failed_exit_code);
+  }
+  return engine::experiment_exit_code(failed, experiment.runs.size());
+}
+
+}  // namespace runner::cli

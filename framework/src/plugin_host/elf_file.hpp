@@ -1,0 +1,13 @@
+// Checks that a file is a whole ELF shared object for this machine before dlopen maps it: a
+// truncated library is mapped past its end and the first touch of a missing page is SIGBUS.
+#pragma once
+
+#include <string>
+
+namespace runner::plugin_host {
+
+// Throws PluginError naming `path` and what is wrong: not ELF, another class, byte order or
+// machine, not a shared object, or program headers, segments or section headers past its end.
+void require_whole_shared_object(const std::string& path);
+
+}  // namespace runner::plugin_host

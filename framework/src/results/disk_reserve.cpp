@@ -1,0 +1,47 @@
+#include "results/disk_reserve.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "results/hdf5_handle.hpp"
+
+namespace runner::results::detail {
+namespace {
+
+// HDF5 grows a series a chunk at a time (64 epochs, 1024 steps, 8 bytes a field) and adds
+// B-tree nodes and heap blocks of a few KiB: this covers one write's metadata and chunks.
+constexpr uint64_t kMarginBytes = 64 * 1024;
+// A step or epoch record's fields, 8 bytes each, and a share of the index that finds them.
+constexpr uint64_t kBytesPerRecord = 256;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+uint64_t bytes_for_records(uint64_t records) { return kMarginBytes + records * kBytesPerRecord; }
+
+void reserve_disk_space(const std::string& path, uint64_t bytes) {
+  const Fd file(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  struct stat status {};
+  if (file.get() < 0 || fstat(file.get(), &status) != 0) return;  // HDF5 reports it
+  if (fallocate(file.get(), FALLOC_FL_KEEP_SIZE, status.st_size, static_cast<off_t>(bytes)) == 0)
+    return;
+  if (errno == ENOSPC || errno == EDQUOT) throw NoSpaceLeft(path);
+}
+
+}  // namespace runner::results::detail

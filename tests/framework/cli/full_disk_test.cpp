@@ -1,0 +1,49 @@
+// Results on a full disk: the disk fills up in the middle of a run (a preloaded library fails
+// the writes past a size with ENOSPC). The run ends with a one-line error and exit 4, and the
+// epochs flushed before the disk filled stay readable.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+std::string full_disk_environment(const std::string& file, uintmax_t bytes) {
+  return "LD_PRELOAD=" RUNNER_BINARY_DIR "/tests/fixtures/full_disk/full_disk.so"
+         " RUNNER_FULL_DISK_FILE=" + file + " RUNNER_FULL_DISK_BYTES=" + std::to_string(bytes);
+}
+
+TEST(FullDisk, TheRunEndsWithExitFourAndTheFlushedEpochsStayReadable) {
+  const std::string dir = scratch_dir("full_disk");
+  // The same run on a roomy disk first: the disk then fills up before the run's end, as the
+  // room it reserves ahead of each write runs out.
+  const std::string roomy = dir + "/roomy.h5";
+  const std::string epochs = "-q --set train.epochs=200 --plugin-path " + fixture_plugins();
+  write_file(dir + "/roomy.toml", blobs_experiment(roomy));
+  ASSERT_EQ(run_runner(epochs + " " + dir + "/roomy.toml").exit_code, 0);
+  const uintmax_t whole = std::filesystem::file_size(roomy);
+
+  const std::string full = dir + "/full.h5";
+  write_file(dir + "/full.toml", blobs_experiment(full));
+  const Output o =
+      run_runner(epochs + " " + dir + "/full.toml", full_disk_environment(full, whole));
+  EXPECT_EQ(o.exit_code, 4) << o.err;
+  EXPECT_NE(o.err.find("no space left on " + full), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("slist"), std::string::npos) << o.err;
+
+  const auto runs = results::read_runs(full);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::failed);
+  EXPECT_NE(runs[0].error.find("no space left on " + full), std::string::npos) << runs[0].error;
+  EXPECT_TRUE(runs[0].damage.empty()) << runs[0].damage;
+  EXPECT_GE(runs[0].epochs.size(), 1u);
+  EXPECT_LT(runs[0].epochs.size(), 200u);
+  for (size_t e = 0; e < runs[0].epochs.size(); ++e)
+    EXPECT_EQ(runs[0].epochs[e].epoch, static_cast<int64_t>(e) + 1);
+}
+
+}  // namespace
+}  // namespace runner::testing

@@ -1,0 +1,81 @@
+// A library cut short, or built for another machine, is refused by name before dlopen maps it.
+#include <elf.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fixtures.hpp"
+#include "plugin_host/library.hpp"
+
+namespace runner::plugin_host {
+namespace {
+
+using runner::testing::fixture_library;
+using runner::testing::fresh_dir;
+
+std::string load_error(const std::string& path) {
+  try {
+    Library::load(path);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 3) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error loading " << path;
+  return "";
+}
+
+std::string good_library_bytes() {
+  std::ifstream in(fixture_library("good"), std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string write_library(const std::string& name, const std::string& bytes) {
+  const std::string path = fresh_dir("elf_" + name) + "/" + name + ".so";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ElfFile, ALibraryCutShortAnywhereIsRefusedAsTooShort) {
+  const std::string whole = good_library_bytes();
+  ASSERT_GT(whole.size(), 4096u);
+  for (size_t length : {size_t{20}, sizeof(Elf64_Ehdr) + 8, size_t{4096}, whole.size() / 2,
+                        whole.size() - 1}) {
+    const std::string path = write_library("cut_" + std::to_string(length),
+                                           whole.substr(0, length));
+    const std::string message = load_error(path);
+    EXPECT_TRUE(contains(message, "file too short")) << length << ": " << message;
+    EXPECT_TRUE(contains(message, path)) << message;
+  }
+}
+
+TEST(ElfFile, ALibraryOfAnotherMachineOrWordSizeIsNamedSo) {
+  std::string other_machine = good_library_bytes();
+  other_machine[offsetof(Elf64_Ehdr, e_machine)] = static_cast<char>(EM_S390);
+  other_machine[offsetof(Elf64_Ehdr, e_machine) + 1] = 0;
+  EXPECT_TRUE(contains(load_error(write_library("s390", other_machine)), "another machine"));
+  std::string other_class = good_library_bytes();
+  other_class[EI_CLASS] = ELFCLASS32;
+  EXPECT_TRUE(contains(load_error(write_library("elf32", other_class)), "32 bits"));
+}
+
+TEST(ElfFile, AnEmptyFileIsNotElf) {
+  EXPECT_TRUE(contains(load_error(write_library("empty", "")), "not an ELF file"));
+}
+
+// A whole ELF object that dlopen still refuses keeps the loader's reason.
+TEST(ElfFile, TheLoadersOwnReasonIsKept) {
+  std::ifstream in("/bin/true", std::ios::binary);
+  const std::string executable(std::istreambuf_iterator<char>(in), {});
+  ASSERT_FALSE(executable.empty());
+  const std::string message = load_error(write_library("executable", executable));
+  EXPECT_FALSE(contains(message, "Bad file descriptor")) << message;
+  EXPECT_TRUE(contains(message, "cannot dynamically load")) << message;
+}
+
+}  // namespace
+}  // namespace runner::plugin_host
