@@ -16,6 +16,7 @@ namespace runner::report {
 struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right_aligned;  // per column: numbers, so digits line up; empty: none
 };
 
 inline constexpr size_t kTerminalWidth = 120;

@@ -75,6 +75,19 @@ bool several_ranks(const RunTable& table) {
   });
 }
 
+// A column whose filled cells are all numbers (a run id of digits is still text).
+bool holds_numbers(const RunTable& table, size_t column) {
+  bool any_number = false;
+  for (const std::vector<Cell>& row : table.rows) {
+    const Cell& cell = row[column];
+    if (std::holds_alternative<std::monostate>(cell)) continue;
+    if (!std::holds_alternative<int64_t>(cell) && !std::holds_alternative<double>(cell))
+      return false;
+    any_number = true;
+  }
+  return any_number;
+}
+
 size_t table_width(const Table& table) {
   size_t width = 0;
   for (size_t column = 0; column < table.columns.size(); ++column) {
@@ -122,7 +135,10 @@ RunTable select_columns(const RunTable& table, const std::vector<std::string>& n
 
 Table formatted(const RunTable& table) {
   Table result;
-  for (const Column& column : table.columns) result.columns.push_back(column.title);
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    result.columns.push_back(table.columns[i].title);
+    result.right_aligned.push_back(holds_numbers(table, i));
+  }
   for (const std::vector<Cell>& row : table.rows) {
     std::vector<std::string> cells;
     for (size_t i = 0; i < row.size(); ++i) cells.push_back(format_cell(row[i], table.columns[i].unit));

@@ -12,7 +12,8 @@ namespace {
 
 TEST(PrintTable, AlignsColumnsUnderAHeaderRule) {
   const Table table{{"run", "lr", "test acc"},
-                    {{"baseline", "0.1", "87.31%"}, {"wide-model", "0.01", "9.50%"}}};
+                    {{"baseline", "0.1", "87.31%"}, {"wide-model", "0.01", "9.50%"}},
+                    {false, true, true}};
   std::ostringstream out;
   print_table(table, out);
   EXPECT_EQ(out.str(),
@@ -23,6 +24,7 @@ TEST(PrintTable, AlignsColumnsUnderAHeaderRule) {
 }
 
 TEST(PrintTable, TextColumnsAreLeftAlignedAndWidthCountsCharacters) {
+  // Alignment not given: every column is text.
   const Table table{{"run", "status", "note"},
                     {{"größe", "failed", "out of memory"}, {"b", "completed", ""}}};
   std::ostringstream out;

@@ -102,6 +102,14 @@ TEST(TerminalTable, DistributedRunsShowRanksAndTheLocalBatchBesideTheGlobalOne) 
   EXPECT_LE(widest_line(table), kTerminalWidth);
 }
 
+TEST(TerminalTable, NumbersAreRightAlignedAndARunIdOfDigitsIsText) {
+  RunRecord run = run_of("798a781f0259", 32, 1);
+  const Table table = formatted(
+      select_columns(run_table({run, run_of("123456789012", 64, 1)}),
+                     {"group", "train.batch_size", "status", "time_s"}));
+  EXPECT_EQ(table.right_aligned, (std::vector<bool>{false, true, false, true}));
+}
+
 TEST(SelectColumns, KeepsTheNamedColumnsInTheGivenOrder) {
   const RunTable selected =
       select_columns(run_table({run_of("a", 32, 1)}), {"test_accuracy", "run_id", "time_s"});
