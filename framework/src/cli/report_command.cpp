@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "report/report.hpp"
+#include "report/run_values.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::cli {
@@ -19,11 +20,13 @@ void write_csv_file(const report::RunTable& table, const std::string& path) {
 }  // namespace
 
 int report_command(const ReportOptions& options) {
-  report::RunTable table = report::run_table(results::read_runs(options.file));
+  const std::vector<results::RunRecord> runs = results::read_runs(options.file);
+  report::RunTable table = report::run_table(runs);
   if (!options.columns.empty()) table = report::select_columns(table, options.columns);
   if (!options.csv) {
     const bool chosen = !options.columns.empty();
-    report::print_table(chosen ? report::formatted(table) : report::terminal_table(table),
+    report::print_table(chosen ? report::formatted(table)
+                               : report::terminal_table(table, report::study_columns(runs)),
                         std::cout);
   } else if (options.csv_path.empty()) {
     report::write_csv(table, std::cout);

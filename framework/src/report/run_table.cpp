@@ -47,8 +47,21 @@ std::vector<std::string> swept_keys(const std::vector<RunRecord>& runs) {
   return keys;
 }
 
-ColumnSource sweep_source(const std::string& key) {
-  return {{key, key, Unit::text, true}, [key](const RunRecord& run) {
+// The key's last part ("batch_size" for train.batch_size) when no other swept key ends so:
+// a narrower header; the name stays the dotted key.
+std::string sweep_title(const std::string& key, const std::vector<std::string>& keys) {
+  const auto last_part = [](const std::string& dotted) {
+    return dotted.substr(dotted.rfind('.') + 1);
+  };
+  const std::string title = last_part(key);
+  const auto same = std::count_if(keys.begin(), keys.end(), [&](const std::string& other) {
+    return last_part(other) == title;
+  });
+  return same == 1 ? title : key;
+}
+
+ColumnSource sweep_source(const std::string& key, const std::string& title) {
+  return {{key, title, Unit::text, true}, [key](const RunRecord& run) {
             for (const auto& [swept_key, value] : run.header.sweep_point)
               if (swept_key == key) return std::visit([](const auto& v) { return Cell(v); }, value);
             return Cell();
@@ -101,7 +114,8 @@ bool always_shown(const Column& column) {
 
 RunTable run_table(const std::vector<RunRecord>& runs) {
   std::vector<ColumnSource> sources = leading_sources();
-  for (const std::string& key : swept_keys(runs)) sources.push_back(sweep_source(key));
+  const std::vector<std::string> keys = swept_keys(runs);
+  for (const std::string& key : keys) sources.push_back(sweep_source(key, sweep_title(key, keys)));
   const size_t fixed = sources.size();
   for (ColumnSource& source : measured_sources()) sources.push_back(std::move(source));
 

@@ -20,7 +20,8 @@ using Cell = std::variant<std::monostate, bool, int64_t, double, std::string>;
 
 struct Column {
   std::string name;   // the CSV header and the name `--columns` takes: time_s, test_accuracy
-  std::string title;  // the terminal's header: time, test acc
+  std::string title;  // the terminal's header: time, test acc, batch_size (a swept key's last
+                      // part when no other swept key ends so)
   Unit unit = Unit::text;
   bool swept = false;  // a key of the sweep: the terminal always shows it
 };

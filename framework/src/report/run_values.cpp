@@ -45,13 +45,18 @@ std::optional<double> phase_sum(const RunRecord& run, double EpochRecord::*colum
   return sum && *sum > 0 ? sum : std::nullopt;
 }
 
-std::optional<int64_t> config_integer(const RunRecord& run, const char* dotted_key) {
+std::optional<toml::table> config_of(const RunRecord& run) {
   try {
-    const toml::table config = toml::parse(run.header.config_toml);
-    return config.at_path(dotted_key).value<int64_t>();
+    return toml::parse(run.header.config_toml);
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
+}
+
+std::optional<int64_t> config_integer(const RunRecord& run, const char* dotted_key) {
+  const std::optional<toml::table> config = config_of(run);
+  if (!config) return std::nullopt;
+  return config->at_path(dotted_key).value<int64_t>();
 }
 
 // The ranks that split a step's batch: all of them, but a pipeline's stages share one.
@@ -156,6 +161,19 @@ std::optional<double> test_accuracy(const RunRecord& run) {
 std::optional<double> test_perplexity(const RunRecord& run) {
   if (!run.summary || run.summary->task != "language_modeling") return std::nullopt;
   return std::exp(run.summary->final_test_loss);
+}
+
+std::vector<std::string> study_columns(const std::vector<RunRecord>& runs) {
+  for (const RunRecord& run : runs) {
+    const std::optional<toml::table> config = config_of(run);
+    const toml::array* names = config ? config->at_path("experiment.table").as_array() : nullptr;
+    if (!names || names->empty()) continue;
+    std::vector<std::string> columns;
+    for (const toml::node& name : *names)
+      if (const auto text = name.value<std::string>()) columns.push_back(*text);
+    return columns;
+  }
+  return {};
 }
 
 std::string note_of(const RunRecord& run) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "results/results.hpp"
 
@@ -38,6 +39,10 @@ std::optional<double> tflops(const results::RunRecord& run);
 std::optional<double> mfu(const results::RunRecord& run);  // only when the device's peak is known
 std::optional<double> test_accuracy(const results::RunRecord& run);
 std::optional<double> test_perplexity(const results::RunRecord& run);  // language models only
+
+// The columns an experiment's [experiment] table key names, from the runs' resolved configs
+// (the first run that sets it); empty when none does.
+std::vector<std::string> study_columns(const std::vector<results::RunRecord>& runs);
 
 // The error's first line and what of the run could not be read; "" when neither.
 std::string note_of(const results::RunRecord& run);

@@ -6,6 +6,7 @@
 
 #include "report/cells.hpp"
 #include "report/report.hpp"
+#include "report/run_values.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::report {
@@ -14,9 +15,9 @@ namespace {
 
 // Shown whenever the table has them.
 const std::set<std::string>& essential_columns() {
-  static const std::set<std::string> names{"group",   "status",        "time_s",
-                                           "samples_per_s", "step_time_s", "test_accuracy",
-                                           "test_perplexity", "note"};
+  static const std::set<std::string> names{"group",         "time_s",          "samples_per_s",
+                                           "step_time_s",   "test_accuracy",   "test_perplexity",
+                                           "note"};
   return names;
 }
 
@@ -29,9 +30,9 @@ const std::set<std::string>& distributed_columns() {
 // Added in this order while the table fits.
 const std::vector<std::string>& optional_columns() {
   static const std::vector<std::string> names{
-      "epochs",    "peak_memory_bytes", "data_wait_s", "compute_s",  "estimated_memory_bytes",
-      "tensor_peak_bytes", "state_memory_bytes", "forward_s", "backward_s",
-      "saved_activation_bytes", "tflops", "mfu"};
+      "status",   "epochs",     "peak_memory_bytes",      "data_wait_s",
+      "compute_s", "estimated_memory_bytes", "tensor_peak_bytes", "state_memory_bytes",
+      "forward_s", "backward_s", "saved_activation_bytes", "tflops", "mfu"};
   return names;
 }
 
@@ -86,6 +87,15 @@ bool holds_numbers(const RunTable& table, size_t column) {
     any_number = true;
   }
   return any_number;
+}
+
+// Every run completed: the status column says nothing then.
+bool all_completed(const RunTable& table) {
+  const int column = column_index(table, "status");
+  return std::all_of(table.rows.begin(), table.rows.end(), [column](const auto& row) {
+    const auto* status = std::get_if<std::string>(&row[column]);
+    return status && *status == "completed";
+  });
 }
 
 size_t table_width(const Table& table) {
@@ -147,13 +157,16 @@ Table formatted(const RunTable& table) {
   return result;
 }
 
-Table terminal_table(const RunTable& table, size_t width) {
+Table terminal_table(const RunTable& table, const std::vector<std::string>& study,
+                     size_t width) {
   std::set<std::string> chosen = essential_columns();
+  chosen.insert(study.begin(), study.end());
+  if (!all_completed(table)) chosen.insert("status");
   for (const Column& column : table.columns)
     if (column.swept) chosen.insert(column.name);
   if (several_ranks(table)) chosen.insert(distributed_columns().begin(), distributed_columns().end());
   for (const std::string& name : optional_columns()) {
-    if (column_index(table, name) < 0) continue;
+    if (column_index(table, name) < 0 || chosen.count(name)) continue;
     chosen.insert(name);
     if (table_width(formatted_subset(table, chosen)) > width) chosen.erase(name);
   }
@@ -161,7 +174,7 @@ Table terminal_table(const RunTable& table, size_t width) {
 }
 
 Table comparison_table(const std::vector<results::RunRecord>& runs) {
-  return terminal_table(run_table(runs));
+  return terminal_table(run_table(runs), study_columns(runs));
 }
 
 }  // namespace runner::report

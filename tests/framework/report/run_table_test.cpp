@@ -95,6 +95,7 @@ TEST(RunTable, SweptKeysAreTheUnionInFirstSeenOrderAndMarkedSwept) {
   EXPECT_EQ(leading, (std::vector<std::string>{"run_id", "group", "label", "optimizer.lr",
                                                "model.hidden", "train.nesterov"}));
   EXPECT_TRUE(table.columns[3].swept);
+  EXPECT_EQ(table.columns[3].title, "lr");
   EXPECT_FALSE(table.columns[2].swept);
   EXPECT_DOUBLE_EQ(number(table, 1, "optimizer.lr"), 0.01);
   EXPECT_EQ(std::get<int64_t>(cell(table, 0, "model.hidden")), 128);

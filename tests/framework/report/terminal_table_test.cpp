@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/report.hpp"
+#include "report/run_values.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::report {
@@ -58,13 +59,13 @@ size_t widest_line(const Table& table) {
 TEST(TerminalTable, SweptKeysAreColumnsOfTheirOwnAndTheRunIsNamedByItsGroup) {
   const Table table = comparison_table({run_of("a1", 32, 1), run_of("b2", 64, 1)});
   EXPECT_EQ(table.columns.at(0), "run");
-  EXPECT_EQ(table.columns.at(1), "train.batch_size");
+  EXPECT_EQ(table.columns.at(1), "batch_size") << "the key's last part";
   EXPECT_EQ(table.rows.at(0).at(0), "a1");
   EXPECT_EQ(table.rows.at(1).at(1), "64");
 }
 
 TEST(TerminalTable, ThroughputAndStepTimeAreAlwaysShownAndFormatted) {
-  const Table table = terminal_table(run_table({run_of("a", 32, 1)}), 40);
+  const Table table = terminal_table(run_table({run_of("a", 32, 1)}), {}, 40);
   const auto at = [&](const std::string& title) {
     const auto it = std::find(table.columns.begin(), table.columns.end(), title);
     EXPECT_NE(it, table.columns.end()) << title;
@@ -108,6 +109,41 @@ TEST(TerminalTable, NumbersAreRightAlignedAndARunIdOfDigitsIsText) {
       select_columns(run_table({run, run_of("123456789012", 64, 1)}),
                      {"group", "train.batch_size", "status", "time_s"}));
   EXPECT_EQ(table.right_aligned, (std::vector<bool>{false, true, false, true}));
+}
+
+TEST(TerminalTable, SweptKeysEndingAlikeKeepTheirWholeName) {
+  RunRecord run = run_of("a", 32, 1);
+  run.header.sweep_point = {{"optimizer.lr", 0.1}, {"schedule.lr", 0.2}, {"model.depth", int64_t{2}}};
+  const Table table = comparison_table({run});
+  EXPECT_EQ(std::vector<std::string>(table.columns.begin() + 1, table.columns.begin() + 4),
+            (std::vector<std::string>{"optimizer.lr", "schedule.lr", "depth"}));
+}
+
+TEST(TerminalTable, StatusIsShownWhenARunDidNotComplete) {
+  RunRecord failed = run_of("b", 64, 1);
+  failed.status = results::Status::failed;
+  const Table narrow = terminal_table(run_table({run_of("a", 32, 1), failed}), {}, 40);
+  EXPECT_NE(std::find(narrow.columns.begin(), narrow.columns.end(), "status"), narrow.columns.end());
+  const Table completed = terminal_table(run_table({run_of("a", 32, 1)}), {}, 40);
+  EXPECT_EQ(std::find(completed.columns.begin(), completed.columns.end(), "status"),
+            completed.columns.end())
+      << "every run completed: an optional column over the width";
+}
+
+TEST(TerminalTable, TheStudysColumnsAreShownWhateverTheWidth) {
+  const Table table =
+      terminal_table(run_table({run_of("a", 32, 1)}), {"tflops", "state_memory_bytes"}, 40);
+  EXPECT_NE(std::find(table.columns.begin(), table.columns.end(), "TFLOPS"), table.columns.end());
+  EXPECT_NE(std::find(table.columns.begin(), table.columns.end(), "state mem"),
+            table.columns.end());
+}
+
+TEST(TerminalTable, TheStudysColumnsComeFromTheExperimentTableKeyOfTheConfig) {
+  RunRecord run = run_of("a", 32, 1);
+  run.header.config_toml = "[experiment]\ntable = [\"forward_s\", \"tflops\"]\n";
+  EXPECT_EQ(study_columns({run_of("b", 32, 1), run}),
+            (std::vector<std::string>{"forward_s", "tflops"}));
+  EXPECT_TRUE(study_columns({run_of("b", 32, 1)}).empty());
 }
 
 TEST(SelectColumns, KeepsTheNamedColumnsInTheGivenOrder) {
