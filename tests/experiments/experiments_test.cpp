@@ -118,7 +118,7 @@ TEST(Experiments, FusedConvReluTableShowsPhasesAndSavedActivations) {
                               " --set train.epochs=1 --set train.max_steps_per_epoch=2" +
                               " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  for (const char* column : {"forward", "backward", "saved act", "train.backend_conv"})
+  for (const char* column : {"forward", "backward", "saved act", "backend_conv"})
     EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
   EXPECT_EQ(o.out.find("failed"), std::string::npos) << o.out;
 }
@@ -241,7 +241,7 @@ TEST(Experiments, Gpt2TechniquesTableShowsPlannedAndMeasuredMemory) {
                               " --set dataset.seq_len=64 --set dataset.vocab_size=512" +
                               " --set experiment.results=" + dir + "/r.h5");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  for (const char* column : {"est mem", "tensor peak", "TFLOPS", "train.micro_batches"})
+  for (const char* column : {"est mem", "tensor peak", "TFLOPS", "micro_batches"})
     EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 8u);

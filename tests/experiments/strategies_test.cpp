@@ -65,14 +65,14 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
   const auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 7u);
   const auto& ddp = runs[0];
-  ASSERT_EQ(ddp.header.sweep_point.at(0).second, "ddp");
+  ASSERT_EQ(ddp.header.sweep_point.at(0).second, results::SweepValue(std::string("ddp")));
   ASSERT_EQ(ddp.steps.size(), 10u);
   for (const auto& run : runs) {
     ASSERT_EQ(run.status, results::Status::completed) << run.error;
     ASSERT_EQ(run.steps.size(), ddp.steps.size());
     for (size_t i = 0; i < ddp.steps.size(); ++i)
       EXPECT_NEAR(run.steps[i].loss, ddp.steps[i].loss, 1e-5 * ddp.steps[i].loss)
-          << run.header.sweep_point.at(0).second << " step " << i + 1;
+          << run.header.label << " step " << i + 1;
     EXPECT_EQ(run.summary->parameters, 136960) << "counted before the strategy shards them";
   }
   for (const auto& run : runs) EXPECT_GT(run.summary->estimated_memory_per_rank_bytes.at(0), 0);

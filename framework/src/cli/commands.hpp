@@ -31,6 +31,14 @@ int run_command(const RunOptions& options);
 int check_op_command(const CheckOpOptions& options);
 int plugins_command(const std::vector<std::string>& plugin_path);
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path);
-int report_command(const std::string& file, const std::string& csv_path);
+struct ReportOptions {
+  std::string file;
+  bool csv = false;               // CSV instead of the terminal's table
+  std::string csv_path;           // where to write the CSV; empty: standard output
+  std::vector<std::string> columns;  // run_table's names; empty: every column (CSV) or
+                                     // those that fit (terminal)
+};
+
+int report_command(const ReportOptions& options);
 
 }  // namespace runner::cli

@@ -72,9 +72,15 @@ int dispatch(int argc, char** argv) {
   describe->add_option("what", what, "KIND/NAME (model/lenet5) or experiment|train|...")
       ->required();
   auto* report = app.add_subcommand("report", "print the comparison table of a results file");
-  std::string report_file, csv_path;
-  report->add_option("file", report_file, "results file (.h5)")->required();
-  report->add_option("--csv", csv_path, "write the table as CSV to this file");
+  ReportOptions report_options;
+  report->add_option("file", report_options.file, "results file (.h5)")->required();
+  auto* csv = report->add_option("--csv", report_options.csv_path,
+                                 "CSV of every column (plain numbers, units in the names) to "
+                                 "this file, or to standard output without one")
+                  ->expected(0, 1);
+  report->add_option("--columns", report_options.columns,
+                     "the columns to show, by CSV name: time_s,samples_per_s,...")
+      ->delimiter(',');
   CheckOpOptions check;
   auto* check_op = add_check_op(app, check);
   for (auto* sub : {plugins, describe, report, check_op}) sub->fallthrough();
@@ -88,7 +94,10 @@ int dispatch(int argc, char** argv) {
   }
   if (plugins->parsed()) return plugins_command(run.plugin_path);
   if (describe->parsed()) return describe_command(what, run.plugin_path);
-  if (report->parsed()) return report_command(report_file, csv_path);
+  if (report->parsed()) {
+    report_options.csv = csv->count() > 0;
+    return report_command(report_options);
+  }
   if (check_op->parsed()) {
     check.plugin_path = run.plugin_path;
     return check_op_command(check);

@@ -24,6 +24,9 @@ const Schema& experiment_schema() {
     s.integer("seed", 0, "Seed of every random generator of a run", 0);
     s.text("results", "", "Results file (HDF5); empty: results/<name>.h5");
     s.add(string_list("plugin_path", {}, "Extra folders to load plugins from"));
+    s.add(string_list("table", {},
+                      "Columns the study compares (runner report's CSV names, e.g. forward_s): "
+                      "shown in its table whatever the width"));
     return s;
   }();
   return schema;

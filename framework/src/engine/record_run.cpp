@@ -7,6 +7,19 @@
 
 namespace runner::engine {
 
+namespace {
+
+// Lists are kept as their TOML text: an attribute holds one value of a type.
+results::SweepValue sweep_value(const Value& value) {
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag;
+  if (const auto* integer = std::get_if<int64_t>(&value)) return *integer;
+  if (const auto* number = std::get_if<double>(&value)) return *number;
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  return value_to_string(value);
+}
+
+}  // namespace
+
 results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run,
                              int world_size) {
   results::RunHeader header;
@@ -14,10 +27,7 @@ results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run
   header.label = run.label;
   header.experiment = c.experiment.name;
   header.config_toml = run.resolved_toml;
-  for (const auto& [key, value] : run.sweep_point) {
-    const std::string* text = std::get_if<std::string>(&value);
-    header.sweep_point.emplace_back(key, text ? *text : value_to_string(value));
-  }
+  for (const auto& [key, value] : run.sweep_point) header.sweep_point.emplace_back(key, sweep_value(value));
   std::string device = run.train.get_string("device");
   if (device == "auto") device = torch::cuda::is_available() ? "cuda:0" : "cpu";
   const int local_ranks = c.launch.environment.launcher == launch::Launcher::none

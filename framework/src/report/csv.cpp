@@ -1,4 +1,7 @@
-// write_csv: RFC 4180, so spreadsheets and pandas.read_csv read the table back unchanged.
+// write_csv: RFC 4180 with plain numbers, so spreadsheets and pandas.read_csv read every
+// numeric column as numbers.
+#include <fmt/format.h>
+
 #include "report/report.hpp"
 
 namespace runner::report {
@@ -18,19 +21,34 @@ std::string quoted_if_needed(const std::string& field) {
   return quoted + '"';
 }
 
+// Doubles in their shortest form that reads back to the same value.
+struct CsvField {
+  std::string operator()(std::monostate) const { return ""; }
+  std::string operator()(bool value) const { return value ? "true" : "false"; }
+  std::string operator()(int64_t value) const { return std::to_string(value); }
+  std::string operator()(double value) const { return fmt::format("{}", value); }
+  std::string operator()(const std::string& value) const { return quoted_if_needed(value); }
+};
+
 void write_record(const std::vector<std::string>& fields, std::ostream& out) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out << ',';
-    out << quoted_if_needed(fields[i]);
+    out << fields[i];
   }
   out << kRecordEnd;
 }
 
 }  // namespace
 
-void write_csv(const Table& table, std::ostream& out) {
-  write_record(table.columns, out);
-  for (const std::vector<std::string>& row : table.rows) write_record(row, out);
+void write_csv(const RunTable& table, std::ostream& out) {
+  std::vector<std::string> header;
+  for (const Column& column : table.columns) header.push_back(quoted_if_needed(column.name));
+  write_record(header, out);
+  for (const std::vector<Cell>& row : table.rows) {
+    std::vector<std::string> fields;
+    for (const Cell& cell : row) fields.push_back(std::visit(CsvField{}, cell));
+    write_record(fields, out);
+  }
 }
 
 }  // namespace runner::report

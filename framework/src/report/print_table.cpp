@@ -1,6 +1,5 @@
 // print_table: columns padded to their widest cell, numbers right-aligned so digits line up.
 #include <algorithm>
-#include <cctype>
 
 #include "report/cells.hpp"
 #include "report/report.hpp"
@@ -10,18 +9,6 @@ namespace runner::report {
 namespace {
 
 constexpr const char* kGap = "  ";
-
-// A column of numbers ("12", "3.4 s", "87.31%"): every filled cell starts with a digit.
-bool is_numeric_column(const Table& table, size_t column) {
-  bool any_filled = false;
-  for (const std::vector<std::string>& row : table.rows) {
-    const std::string& cell = row[column];
-    if (cell.empty()) continue;
-    if (!std::isdigit(static_cast<unsigned char>(cell.front()))) return false;
-    any_filled = true;
-  }
-  return any_filled;
-}
 
 std::vector<size_t> column_widths(const Table& table) {
   std::vector<size_t> widths;
@@ -52,12 +39,10 @@ void print_line(const std::vector<std::string>& cells, const std::vector<size_t>
 
 void print_table(const Table& table, std::ostream& out) {
   const std::vector<size_t> widths = column_widths(table);
-  std::vector<bool> right_aligned;
+  std::vector<bool> right_aligned = table.right_aligned;
+  right_aligned.resize(widths.size(), false);
   std::vector<std::string> rules;
-  for (size_t column = 0; column < widths.size(); ++column) {
-    right_aligned.push_back(is_numeric_column(table, column));
-    rules.emplace_back(widths[column], '-');
-  }
+  for (size_t width : widths) rules.emplace_back(width, '-');
   print_line(table.columns, widths, right_aligned, out);
   print_line(rules, widths, right_aligned, out);
   for (const std::vector<std::string>& row : table.rows)

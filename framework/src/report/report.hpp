@@ -1,26 +1,47 @@
-// The comparison table of runs: what `runner report` prints, and what a sweep prints at its end.
+// The comparison table of runs: what `runner report` prints or writes as CSV, and what a sweep
+// prints at its end.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "report/run_table.hpp"
 #include "results/results.hpp"
 
 namespace runner::report {
 
+// Cells as a terminal shows them ("12.3 s", "182.4 MiB", "87.31%").
 struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right_aligned;  // per column: numbers, so digits line up; empty: none
 };
 
-// Columns: "run" (the label, else the group name), the swept keys (union over the runs, in
-// first-seen order; "" where a run has none), "status", "epochs", "time", "peak mem",
-// "test acc", and "note" (the error on one line, and any damage) only when some run has one.
-// Numbers come from the summary, else (a killed or failed run) from the recorded epochs.
+inline constexpr size_t kTerminalWidth = 120;
+
+// The columns named in `names` (run_table's names: time_s, test_accuracy, ...), in that order.
+// Throws ConfigError naming an unknown one and listing those the table has.
+RunTable select_columns(const RunTable& table, const std::vector<std::string>& names);
+
+// The table for a terminal. Always the run's group name, the swept keys (once, as columns
+// titled by their last part when that is unambiguous), time, samples/s, step time, test
+// accuracy (perplexity for language models), the status when some run did not complete, the
+// ranks and local and global batch when some run had several ranks, the note when some run
+// has one, and the columns named in `study` (those the table has); then, while the table
+// stays within `width` characters, status, epochs, peak memory, data wait and compute, the
+// run plan's memory, the phases, TFLOPS and MFU.
+Table terminal_table(const RunTable& table, const std::vector<std::string>& study = {},
+                     size_t width = kTerminalWidth);
+// Every column of `table`, formatted: what `--columns` asked for.
+Table formatted(const RunTable& table);
+
+// terminal_table(run_table(runs), study_columns(runs)).
 Table comparison_table(const std::vector<results::RunRecord>& runs);
 
-void print_table(const Table& table, std::ostream& out);  // aligned, for a terminal
-void write_csv(const Table& table, std::ostream& out);    // RFC 4180: quoting, CRLF
+void print_table(const Table& table, std::ostream& out);   // aligned, for a terminal
+// RFC 4180 (quoting, CRLF); plain numbers: seconds, bytes, fractions; a header of the names.
+void write_csv(const RunTable& table, std::ostream& out);
 
 }  // namespace runner::report

@@ -28,7 +28,17 @@ void require_hdf5(const std::string& path) {
                     "results files are HDF5; choose another results file or move this one");
 }
 
-void require_runner_format(hid_t file) {
+// The versions a reader understands, or the one version a writer appends to.
+struct Versions {
+  int64_t oldest, newest;
+};
+
+std::string version_text(Versions versions) {
+  if (versions.oldest == versions.newest) return "version " + std::to_string(versions.newest);
+  return "versions " + std::to_string(versions.oldest) + " to " + std::to_string(versions.newest);
+}
+
+void require_runner_format(hid_t file, Versions versions, const char* access) {
   if (!has_attribute(file, schema::kFormat))
     throw DataError("not a runner results file (its root has no 'format' attribute)");
   const std::string format = read_string_attribute(file, schema::kFormat);
@@ -38,9 +48,9 @@ void require_runner_format(hid_t file) {
   if (!has_attribute(file, schema::kFormatVersion))
     throw DataError("its root has a 'format' attribute but no 'format_version'");
   const int64_t version = read_int_attribute(file, schema::kFormatVersion);
-  if (version != kFormatVersion)
-    throw DataError("results format version " + std::to_string(version) +
-                        ", but this runner reads version " + std::to_string(kFormatVersion),
+  if (version < versions.oldest || version > versions.newest)
+    throw DataError("results format version " + std::to_string(version) + ", but this runner " +
+                        access + " " + version_text(versions),
                     "use the runner version that wrote it, or write to a new results file");
 }
 
@@ -59,7 +69,11 @@ Handle open_hdf5(const std::string& path, unsigned access) {
 Handle open_existing(const std::string& path, unsigned access) {
   require_hdf5(path);
   Handle file = open_hdf5(path, access);
-  with_context(path, [&] { require_runner_format(file.get()); });
+  const bool writes = access == H5F_ACC_RDWR;
+  const Versions versions{writes ? kFormatVersion : kOldestReadableVersion, kFormatVersion};
+  with_context(path, [&] {
+    require_runner_format(file.get(), versions, writes ? "appends to" : "reads");
+  });
   return file;
 }
 

@@ -10,10 +10,10 @@
 namespace runner::results::detail {
 
 // Creates the file (and its folder) when missing, else opens it for writing after checking
-// it is a runner results file of this version.
+// it is a runner results file of this version (kFormatVersion).
 Handle open_for_append(const std::string& path);
 
-// Opens an existing runner results file read-only.
+// Opens an existing runner results file read-only: any version from kOldestReadableVersion.
 Handle open_for_reading(const std::string& path);
 
 // Writes everything HDF5 holds in memory for the file of `object`: after it, a process killed

@@ -10,23 +10,30 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace runner::results {
 
 inline constexpr const char* kFormatName = "runner-results";
-inline constexpr int kFormatVersion = 1;
+// Version 2 stores sweep values with their TOML types (version 1: as text) and a summary's
+// scalar peak memory. runner reads both, and appends runs to files of its own version only.
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestReadableVersion = 1;
 
 enum class Status { running, completed, failed, skipped };
 const char* status_name(Status status);
 Status status_from_name(const std::string& name);  // throws DataError on an unknown name
+
+// A swept key's value with its TOML type; a list or a swept section as its text.
+using SweepValue = std::variant<bool, int64_t, double, std::string>;
 
 struct RunHeader {
   std::string run_id;
   std::string label;
   std::string experiment;
   std::string config_toml;
-  std::vector<std::pair<std::string, std::string>> sweep_point;  // dotted key -> value text
+  std::vector<std::pair<std::string, SweepValue>> sweep_point;  // dotted key -> value
   std::map<std::string, std::string> environment;  // runner/torch version, blas, device, ...
   std::string started_at;                          // ISO 8601, UTC
 };

@@ -6,6 +6,7 @@
 #include "results/record_series.hpp"
 #include "results/schema.hpp"
 #include "results/summary_group.hpp"
+#include "results/sweep_values.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::results::detail {
@@ -15,7 +16,7 @@ namespace {
 void write_sweep_point(hid_t run_group, const RunHeader& header) {
   Handle sweep = create_group(run_group, schema::kSweep, AttributeOrder::by_creation);
   for (const auto& [key, value] : header.sweep_point)
-    write_string_attribute(sweep.get(), key, value);
+    write_sweep_value(sweep.get(), key, value);
 }
 
 void write_environment(hid_t run_group, const RunHeader& header) {
@@ -44,7 +45,7 @@ void read_header(hid_t run_group, RunRecord& run) {
 
   Handle sweep = open_group(run_group, schema::kSweep);
   for (const std::string& key : attribute_names(sweep.get()))
-    header.sweep_point.emplace_back(key, read_string_attribute(sweep.get(), key));
+    header.sweep_point.emplace_back(key, read_sweep_value(sweep.get(), key));
 
   Handle environment = open_group(run_group, schema::kEnvironment);
   for (const std::string& key : attribute_names(environment.get()))

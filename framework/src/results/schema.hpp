@@ -29,6 +29,7 @@ inline constexpr const char* kSummary = "summary";
 inline constexpr const char* kTask = "task";
 inline constexpr const char* kClassNames = "class_names";
 inline constexpr const char* kPerClassAccuracy = "per_class_accuracy";
+inline constexpr const char* kPeakMemory = "peak_memory_bytes";  // the largest rank's
 inline constexpr const char* kPeakMemoryPerRank = "peak_memory_per_rank_bytes";
 inline constexpr const char* kEstimatedMemoryPerRank = "estimated_memory_per_rank_bytes";
 inline constexpr const char* kTensorPeakPerRank = "tensor_peak_per_rank_bytes";

@@ -1,5 +1,6 @@
 #include "results/summary_group.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -31,6 +32,11 @@ const std::vector<std::pair<const char*, int64_t Summary::*>>& int_fields() {
   return fields;
 }
 
+// A notebook compares runs by one number: the rank that needed the most.
+double largest_or_zero(const std::vector<double>& values) {
+  return values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
+}
+
 }  // namespace
 
 void write_summary_group(hid_t run_group, const Summary& summary) {
@@ -43,6 +49,8 @@ void write_summary_group(hid_t run_group, const Summary& summary) {
   write_string_list(group.get(), schema::kClassNames, summary.class_names);
   write_double_list(group.get(), schema::kPerClassAccuracy, summary.per_class_accuracy);
   write_double_list(group.get(), schema::kPeakMemoryPerRank, summary.peak_memory_per_rank_bytes);
+  write_double_attribute(group.get(), schema::kPeakMemory,
+                         largest_or_zero(summary.peak_memory_per_rank_bytes));
   write_double_list(group.get(), schema::kEstimatedMemoryPerRank,
                     summary.estimated_memory_per_rank_bytes);
   write_double_list(group.get(), schema::kTensorPeakPerRank, summary.tensor_peak_per_rank_bytes);

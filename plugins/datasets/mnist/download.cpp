@@ -3,6 +3,7 @@
 #include <runner/errors.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <system_error>
@@ -17,6 +18,7 @@ namespace {
 struct FailedAttempt {
   std::string url;
   std::string reason;
+  bool unreachable = false;  // no answer from the server: the network may be down
 };
 
 // A file in the target's folder, named for this process and call so that concurrent downloads
@@ -82,18 +84,72 @@ std::vector<FailedAttempt> fetch_from_mirrors(const std::filesystem::path& targe
       fetch_verified(url, target, md5, source.limits);
       return {};
     } catch (const FetchError& e) {
-      failures.push_back({url, e.what()});
+      failures.push_back({url, e.what(), e.unreachable});
     }
   }
   return failures;
 }
 
-void create_folder(const std::filesystem::path& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    throw runner::DataError(dir.string() + ": cannot create the folder: " + error.message(),
-                            "data_dir must be a folder you can create and write to");
+// Creates a folder and the parents it lacks; on destruction removes those of them that are
+// still empty, innermost first, so a download that fetched nothing leaves no empty folders.
+class CreatedFolders {
+ public:
+  explicit CreatedFolders(const std::filesystem::path& dir) {
+    for (std::filesystem::path at = dir; !at.empty() && !exists(at); at = at.parent_path()) {
+      created_.push_back(at);
+      if (at == at.parent_path()) break;
+    }
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error)
+      throw runner::DataError(dir.string() + ": cannot create the folder: " + error.message(),
+                              "data_dir must be a folder you can create and write to");
+  }
+  ~CreatedFolders() {
+    std::error_code ignored;
+    for (const std::filesystem::path& folder : created_)
+      if (std::filesystem::is_empty(folder, ignored)) std::filesystem::remove(folder, ignored);
+  }
+  CreatedFolders(const CreatedFolders&) = delete;
+  CreatedFolders& operator=(const CreatedFolders&) = delete;
+
+ private:
+  static bool exists(const std::filesystem::path& path) {
+    std::error_code ignored;
+    return std::filesystem::exists(path, ignored);
+  }
+
+  std::vector<std::filesystem::path> created_;  // innermost first
+};
+
+std::vector<std::string> missing_stems(const std::filesystem::path& dir) {
+  std::vector<std::string> missing;
+  for (const std::string& stem : kMnistStems)
+    if (!find_mnist_file(dir, stem)) missing.push_back(stem);
+  return missing;
+}
+
+bool all_unreachable(const std::vector<FailedAttempt>& failures) {
+  return std::all_of(failures.begin(), failures.end(),
+                     [](const FailedAttempt& failure) { return failure.unreachable; });
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// No mirror could be reached (offline): the files to fetch by hand and where they go, once.
+runner::DataError offline_error(const std::filesystem::path& dir,
+                                const std::vector<std::string>& missing,
+                                const std::vector<FailedAttempt>& failures) {
+  std::string tried;
+  for (const FailedAttempt& failure : failures)
+    tried += (tried.empty() ? "" : "; ") + failure.url + ": " + failure.reason;
+  return runner::DataError(dir.string() + " lacks " + joined(missing) +
+                           " and no mirror could be reached to download them (" + tried +
+                           "): put those files, plain or .gz, into " + dir.string());
 }
 
 runner::DataError download_error(const std::filesystem::path& dir,
@@ -114,7 +170,8 @@ runner::DataError download_error(const std::filesystem::path& dir,
 void download_missing_files(const std::filesystem::path& dir, const DownloadSource& source) {
   RUNNER_CHECK(source.md5.size() == kMnistStems.size(), "one MD5 per file");
   RUNNER_CHECK(!source.mirrors.empty(), "at least one mirror");
-  create_folder(dir);
+  if (missing_stems(dir).empty()) return;
+  const CreatedFolders folders(dir);
   std::vector<std::string> not_fetched;
   std::vector<FailedAttempt> failures;
   for (size_t i = 0; i < kMnistStems.size(); ++i) {
@@ -123,6 +180,8 @@ void download_missing_files(const std::filesystem::path& dir, const DownloadSour
     std::vector<FailedAttempt> file_failures =
         fetch_from_mirrors(dir / name, source.md5[i], source);
     if (file_failures.empty()) continue;
+    // Every other file would wait for the same silent mirrors.
+    if (all_unreachable(file_failures)) throw offline_error(dir, missing_stems(dir), file_failures);
     not_fetched.push_back(name);
     failures.insert(failures.end(), file_failures.begin(), file_failures.end());
   }

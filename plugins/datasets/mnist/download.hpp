@@ -12,8 +12,10 @@ namespace mnist {
 
 // Fetches <mirror><stem>.gz for every stem of kMnistStems that `dir` holds neither plain nor
 // gzipped, from the first mirror that serves it with the expected MD5; creates `dir` when
-// needed. Throws one runner::DataError listing the files no mirror served and, for every URL
-// tried, why it failed.
+// needed, and removes the folders it created when they stay empty. Throws one
+// runner::DataError listing the files no mirror served and, for every URL tried, why it
+// failed; when no mirror can be reached at all (offline), at the first file, naming every
+// file the folder lacks and where to put it.
 void download_missing_files(const std::filesystem::path& dir, const DownloadSource& source);
 
 }  // namespace mnist

@@ -64,6 +64,11 @@ std::string failure_reason(CURL* curl, CURLcode code, const char* message) {
   return detail;
 }
 
+bool is_unreachable(CURLcode code) {
+  return code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
+         code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_OPERATION_TIMEDOUT;
+}
+
 void set_options(CURL* curl, const std::string& url, FILE* out, const FetchLimits& limits,
                  char* message) {
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -91,7 +96,8 @@ void http_fetch(const std::string& url, const std::filesystem::path& path,
   char message[CURL_ERROR_SIZE] = "";
   set_options(curl.get(), url, out.get(), limits, message);
   CURLcode code = curl_easy_perform(curl.get());
-  if (code != CURLE_OK) throw FetchError(failure_reason(curl.get(), code, message));
+  if (code != CURLE_OK)
+    throw FetchError(failure_reason(curl.get(), code, message), is_unreachable(code));
   out.close();
 }
 

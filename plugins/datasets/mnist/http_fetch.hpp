@@ -16,9 +16,12 @@ struct FetchLimits {
 };
 
 // Why one URL could not be fetched, in a few words: "HTTP 404", "cannot connect (Connection
-// refused)", "timeout (...)".
+// refused)", "timeout (...)". `unreachable` when no server answered at all (no network, a
+// host that does not resolve or connect): the other files of that server will fail alike.
 struct FetchError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit FetchError(const std::string& reason, bool unreachable = false)
+      : std::runtime_error(reason), unreachable(unreachable) {}
+  bool unreachable;
 };
 
 // Writes the body of `url` to `path` (created or truncated) and syncs it to the disk. Throws a

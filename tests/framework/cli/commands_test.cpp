@@ -74,22 +74,6 @@ TEST(Cli, SetOverridesAKeyTypedBySchema) {
   EXPECT_EQ(runs[0].steps.size(), 3u * 2);
 }
 
-TEST(Cli, ReportPrintsTheTableAndWritesCsv) {
-  std::string dir = scratch_dir("report");
-  write_file(dir + "/exp.toml",
-             blobs_experiment(dir + "/r.h5", "[sweep]\n\"optimizer.lr\" = [0.01, 0.1]\n"));
-  ASSERT_EQ(run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code, 0);
-  Output table = run_runner("report " + dir + "/r.h5");
-  EXPECT_EQ(table.exit_code, 0) << table.err;
-  for (const char* column : {"optimizer.lr", "status", "time", "peak mem", "test acc", "0.01"})
-    EXPECT_TRUE(contains(table.out, column)) << column << " missing from\n" << table.out;
-  Output csv = run_runner("report " + dir + "/r.h5 --csv " + dir + "/t.csv");
-  EXPECT_EQ(csv.exit_code, 0) << csv.err;
-  std::string text = read_file(dir + "/t.csv");
-  EXPECT_EQ(text.rfind("run,optimizer.lr,status", 0), 0u) << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
-}
-
 TEST(Cli, PluginFoldersComeFromTheEnvironmentAndTheExperiment) {
   std::string dir = scratch_dir("plugin_sources");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));

@@ -24,6 +24,7 @@ const std::string kMinimalResolved =
     "plugin_path = []\n"
     "results = \"\"\n"
     "seed = 0\n"
+    "table = []\n"
     "\n"
     "[model]\n"
     "name = \"lenet5\"\n"

@@ -33,7 +33,7 @@ TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
   auto runs = results::read_runs(file);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].status, results::Status::completed);
-  EXPECT_EQ(runs[1].header.sweep_point.at(0).second, "64");
+  EXPECT_EQ(runs[1].header.sweep_point.at(0).second, results::SweepValue(int64_t{64}));
   EXPECT_EQ(runs[0].epochs.size(), 2u);
   EXPECT_NE(printed.find("train.batch_size"), std::string::npos) << printed;
   EXPECT_NE(printed.find("per-class test accuracy"), std::string::npos) << printed;

@@ -131,13 +131,34 @@ TEST(ResultsErrors, OtherFormatVersionIsReported) {
   ScratchFolder folder;
   const std::string path = folder.file("future.h5");
   ResultsFile::open(path)->begin_run(sample_header("a"));
-  const int64_t future_version = 2;
+  const int64_t future_version = kFormatVersion + 1;
   set_root_attribute(path, "format_version", H5T_NATIVE_INT64, &future_version);
   for (const std::string& message : {data_error_message([&] { read_runs(path); }),
                                      data_error_message([&] { ResultsFile::open(path); })}) {
     EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("version 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("version " + std::to_string(future_version)), std::string::npos)
+        << message;
   }
+}
+
+// Version 1 held sweep values as text: still read, but runs of version 2 are not mixed in.
+TEST(ResultsErrors, VersionOneFilesAreReadButNotAppendedTo) {
+  ScratchFolder folder;
+  const std::string path = folder.file("version-1.h5");
+  RunHeader header = sample_header("a");
+  header.sweep_point = {{"optimizer.lr", std::string("0.1")}};
+  ResultsFile::open(path)->begin_run(header);
+  const int64_t version_one = 1;
+  set_root_attribute(path, "format_version", H5T_NATIVE_INT64, &version_one);
+
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(runs[0].header.sweep_point.at(0).second), "0.1");
+  const std::string message = data_error_message([&] { ResultsFile::open(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("results format version 1, but this runner appends to version 2"),
+            std::string::npos)
+      << message;
 }
 
 // numpy.bytes_ attributes written by h5py are fixed-length strings.

@@ -22,7 +22,11 @@ RunHeader sample_header(const std::string& run_id) {
   header.label = "label of " + run_id;
   header.experiment = "mnist_mlp";
   header.config_toml = "[experiment]\nname = \"mnist_mlp\"\n\n[optimizer]\nlr = 0.1\n";
-  header.sweep_point = {{"optimizer.lr", "0.1"}, {"model.hidden", "[128, 64]"}};
+  // One value of each stored type; a list is kept as its TOML text.
+  header.sweep_point = {{"optimizer.lr", 0.1},
+                        {"model.hidden", std::string("[128, 64]")},
+                        {"train.batch_size", int64_t{64}},
+                        {"optimizer.nesterov", true}};
   header.environment = {{"runner", "0.1.0"}, {"device", "cpu"}, {"threads", "2"}};
   header.started_at = "2024-05-01T12:00:00Z";
   return header;

@@ -1,0 +1,136 @@
+"""load(): a results file as DataFrames of runs, epochs and steps."""
+import os
+from dataclasses import dataclass, field
+
+import h5py
+import numpy as np
+import pandas as pd
+
+from runner_results.toml_values import config_values, value_of
+
+FORMAT = "runner-results"
+READABLE_VERSIONS = (1, 2)  # version 1 held sweep values as their TOML text
+
+# Lists of one value per rank in a run's summary group.
+PER_RANK_LISTS = (
+    "peak_memory_per_rank_bytes",
+    "estimated_memory_per_rank_bytes",
+    "tensor_peak_per_rank_bytes",
+    "state_memory_per_rank_bytes",
+)
+
+
+class ResultsFileError(Exception):
+    """The file is missing, not HDF5, or not a runner results file of a version read here."""
+
+
+@dataclass
+class Results:
+    runs: pd.DataFrame
+    epochs: pd.DataFrame
+    steps: pd.DataFrame
+    sweep_keys: list = field(default_factory=list)  # in the order the sweep declares them
+
+
+def load(path):
+    """Every run of the results file at `path`, in the order the runs began."""
+    with _open(path) as f:
+        runs, epochs, steps, sweep_keys = [], [], [], []
+        for name, run in f["/"].items():  # f["/"] iterates in creation order, f by name
+            if not isinstance(run, h5py.Group) or "run_id" not in run.attrs:
+                continue  # a user's own group
+            row = _run_row(name, run, int(f.attrs["format_version"]))
+            for key in run["sweep"].attrs:
+                if key not in sweep_keys:
+                    sweep_keys.append(key)
+            runs.append(row)
+            epochs.append(_series(run, "epochs", name, row["run_id"]))
+            steps.append(_series(run, "steps", name, row["run_id"]))
+    return Results(
+        runs=pd.DataFrame(runs),
+        epochs=_concat(epochs),
+        steps=_concat(steps),
+        sweep_keys=sweep_keys,
+    )
+
+
+def _open(path):
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ResultsFileError(f"results file not found: {path}")
+    if not h5py.is_hdf5(path):
+        raise ResultsFileError(f"{path}: not an HDF5 file")
+    f = h5py.File(path, "r", locking=False)  # an experiment may still be writing it
+    if f.attrs.get("format") != FORMAT:
+        f.close()
+        raise ResultsFileError(f"{path}: not a runner results file (no format = '{FORMAT}')")
+    version = int(f.attrs.get("format_version", -1))
+    if version not in READABLE_VERSIONS:
+        f.close()
+        raise ResultsFileError(
+            f"{path}: results format version {version}, but this reader reads "
+            f"versions {READABLE_VERSIONS[0]} to {READABLE_VERSIONS[-1]}")
+    return f
+
+
+def _python_value(value):
+    """numpy scalars as Python's: bool, int, float, str."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _run_row(name, run, version):
+    row = {"group": name}
+    for key in ("run_id", "label", "experiment", "status", "error", "started_at", "finished_at"):
+        row[key] = run.attrs.get(key, "")
+    environment = dict(run["environment"].attrs)
+    row["world_size"] = int(environment.get("world_size", 1))
+    row.update({f"environment.{key}": value for key, value in environment.items()})
+    row.update(config_values(run["config"].asstr()[()]))
+    for key, value in run["sweep"].attrs.items():
+        row[key] = value_of(value) if version == 1 else _python_value(value)
+    row.update(_summary(run))
+    row.update(_throughput(run))
+    return row
+
+
+def _summary(run):
+    if "summary" not in run:
+        return {}
+    summary = run["summary"]
+    values = {key: _python_value(value) for key, value in summary.attrs.items()}
+    for name in PER_RANK_LISTS:
+        if name in summary:
+            values[name] = list(summary[name][()])
+    if "peak_memory_bytes" not in values:  # version 1: the per-rank list only
+        values["peak_memory_bytes"] = max(values.get("peak_memory_per_rank_bytes") or [0.0])
+    return values
+
+
+def _columns(group):
+    """A series group's columns, cut to the shortest (a writer killed mid-row)."""
+    columns = {key: dataset[()] for key, dataset in group.items()}
+    length = min((len(values) for values in columns.values()), default=0)
+    return {key: values[:length] for key, values in columns.items()}
+
+
+def _throughput(run):
+    """What `runner report` shows: the epochs' mean training throughput, the mean step time."""
+    epochs, steps = _columns(run["epochs"]), _columns(run["steps"])
+    values = {}
+    if len(epochs.get("samples_per_s", [])):
+        values["samples_per_s"] = float(np.mean(epochs["samples_per_s"]))
+    if len(steps.get("duration_s", [])):
+        values["step_time_s"] = float(np.mean(steps["duration_s"]))
+    return values
+
+
+def _series(run, name, group_name, run_id):
+    frame = pd.DataFrame(_columns(run[name]))
+    frame.insert(0, "run_id", run_id)
+    frame.insert(0, "group", group_name)
+    return frame
+
+
+def _concat(frames):
+    frames = [frame for frame in frames if len(frame)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

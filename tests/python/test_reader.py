@@ -1,0 +1,148 @@
+"""runner_results.load against the same file read independently with h5py."""
+import os
+import shutil
+import tempfile
+import unittest
+
+import h5py
+import numpy as np
+
+import runner_results
+from results_fixture import SWEEP, sweep_results
+
+
+def run_groups(f):
+    return [(name, group) for name, group in f["/"].items() if "run_id" in group.attrs]
+
+
+class LoadTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.path = sweep_results()
+        cls.results = runner_results.load(cls.path)
+
+    def test_one_row_per_run_in_the_order_they_began(self):
+        with h5py.File(self.path, "r") as f:
+            names = [name for name, _ in run_groups(f)]
+            ids = [group.attrs["run_id"] for _, group in run_groups(f)]
+        self.assertEqual(list(self.results.runs["group"]), names)
+        self.assertEqual(list(self.results.runs["run_id"]), ids)
+        self.assertEqual(list(self.results.runs["status"]), ["completed"] * 3)
+
+    def test_swept_keys_keep_their_toml_types(self):
+        runs = self.results.runs
+        self.assertEqual(self.results.sweep_keys, list(SWEEP))
+        for key, values in SWEEP.items():
+            self.assertEqual(list(runs[key]), values, key)
+        self.assertEqual(runs["optimizer.lr"].dtype, np.float64)
+        self.assertEqual(runs["optimizer.nesterov"].dtype, np.bool_)
+        self.assertEqual(runs["train.batch_size"].dtype, np.int64)
+        self.assertEqual(runs["model.activation"].dtype, object)
+
+    def test_the_file_stores_sweep_values_typed(self):
+        with h5py.File(self.path, "r") as f:
+            _, first = run_groups(f)[0]
+            sweep = first["sweep"].attrs
+            self.assertIsInstance(sweep["optimizer.nesterov"], np.bool_)
+            self.assertIsInstance(sweep["train.batch_size"], np.int64)
+            self.assertIsInstance(sweep["optimizer.lr"], np.float64)
+            self.assertIsInstance(sweep["model.activation"], str)
+
+    def test_config_keys_are_dotted_and_typed(self):
+        runs = self.results.runs
+        self.assertEqual(list(runs["train.epochs"]), [2, 2, 2])
+        self.assertEqual(list(runs["dataset.name"]), ["blobs"] * 3)
+        self.assertEqual(list(runs["optimizer.momentum"]), [0.9] * 3)
+        self.assertEqual(list(runs["world_size"]), [1, 1, 1])
+
+    def test_summary_numbers_match_the_file(self):
+        runs = self.results.runs.set_index("group")
+        with h5py.File(self.path, "r") as f:
+            for name, group in run_groups(f):
+                summary = group["summary"]
+                for key in ("total_time_s", "final_test_accuracy", "final_train_loss", "tflops"):
+                    self.assertEqual(runs.loc[name, key], summary.attrs[key], key)
+                self.assertEqual(runs.loc[name, "epochs_completed"], 2)
+                peaks = summary["peak_memory_per_rank_bytes"][()]
+                self.assertEqual(runs.loc[name, "peak_memory_bytes"], peaks.max())
+                self.assertEqual(summary.attrs["peak_memory_bytes"], peaks.max())
+                self.assertAlmostEqual(runs.loc[name, "samples_per_s"],
+                                       group["epochs/samples_per_s"][()].mean())
+                self.assertAlmostEqual(runs.loc[name, "step_time_s"],
+                                       group["steps/duration_s"][()].mean())
+
+    def test_epochs_and_steps_hold_every_row_of_the_file(self):
+        epochs, steps = self.results.epochs, self.results.steps
+        with h5py.File(self.path, "r") as f:
+            for name, group in run_groups(f):
+                mine = epochs[epochs["group"] == name]
+                for column in ("epoch", "train_loss", "test_accuracy", "duration_s"):
+                    np.testing.assert_array_equal(mine[column].to_numpy(),
+                                                  group["epochs"][column][()])
+                np.testing.assert_array_equal(steps[steps["group"] == name]["step"].to_numpy(),
+                                              group["steps/step"][()])
+        self.assertEqual(epochs["epoch"].dtype, np.int64)
+
+
+class VersionOneTest(unittest.TestCase):
+    """Files of format version 1 held sweep values as their TOML text."""
+
+    def test_text_sweep_values_are_read_typed(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "old.h5")
+        shutil.copy(sweep_results(), path)
+        with h5py.File(path, "r+") as f:
+            f.attrs["format_version"] = np.int64(1)
+            for _, group in run_groups(f):
+                sweep = group["sweep"].attrs
+                texts = {key: str(value).lower() if isinstance(value, np.bool_) else str(value)
+                         for key, value in sweep.items()}
+                for key in list(sweep):
+                    del sweep[key]
+                for key, text in texts.items():
+                    sweep[key] = text
+                del group["summary"].attrs["peak_memory_bytes"]
+        runs = runner_results.load(path).runs
+        for key, values in SWEEP.items():
+            self.assertEqual(list(runs[key]), values, key)
+        self.assertEqual(runs["train.batch_size"].dtype, np.int64)
+
+
+class BadFileTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+
+    def assert_error(self, path, text):
+        with self.assertRaises(runner_results.ResultsFileError) as raised:
+            runner_results.load(path)
+        self.assertIn(text, str(raised.exception))
+        self.assertIn(path, str(raised.exception))
+        self.assertNotIn("\n", str(raised.exception))
+
+    def test_a_missing_file(self):
+        self.assert_error(os.path.join(self.folder, "none.h5"), "results file not found")
+
+    def test_a_file_that_is_not_hdf5(self):
+        path = os.path.join(self.folder, "notes.h5")
+        with open(path, "w") as f:
+            f.write("not hdf5\n")
+        self.assert_error(path, "not an HDF5 file")
+
+    def test_an_hdf5_file_of_someone_else(self):
+        path = os.path.join(self.folder, "weights.h5")
+        with h5py.File(path, "w") as f:
+            f.attrs["format"] = "keras-weights"
+        self.assert_error(path, "not a runner results file")
+
+    def test_a_future_version(self):
+        path = os.path.join(self.folder, "future.h5")
+        shutil.copy(sweep_results(), path)
+        with h5py.File(path, "r+") as f:
+            f.attrs["format_version"] = np.int64(99)
+        self.assert_error(path, "results format version 99")
+
+
+if __name__ == "__main__":
+    unittest.main()
