@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The strategies on GPT-2 small (124M parameters, 1024 tokens) on 2 CPU ranks: the runs of
-# experiments/gpt2_small_strategies.toml (ddp, zero stages 1, 2 and 3, the same samples each),
-# then each run's samples/s over ddp's, its model state per rank in bytes per parameter (the
-# counting allocator's, after the last step), and its planned peak over the measured tensor
-# peak. Run on an idle machine.
+# experiments/gpt2_small_strategies.toml (ddp, zero stages 1, 2 and 3, tensor, pipeline; the
+# same samples each), then each run's samples/s over ddp's, its model state per rank in bytes
+# per parameter (the counting allocator's, after the last step), and its planned peak over the
+# measured tensor peak. Run on an idle machine.
 #   tools/bench/gpt2_strategies.sh [path/to/runner] [extra --set arguments...]
 set -euo pipefail
 runner=${1:-build/bin/runner}
