@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "fixtures.hpp"
+#include "load_error.hpp"
 #include "plugin_host/library.hpp"
 
 namespace runner::plugin_host {
@@ -13,17 +14,7 @@ namespace {
 
 using runner::testing::fixture_library;
 using runner::testing::fresh_dir;
-
-std::string load_error(const std::string& path) {
-  try {
-    Library::load(path);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 3) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error loading " << path;
-  return "";
-}
+using runner::testing::load_error;
 
 std::string good_library_bytes() {
   std::ifstream in(fixture_library("good"), std::ios::binary);

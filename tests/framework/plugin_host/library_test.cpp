@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "fixtures.hpp"
+#include "load_error.hpp"
 #include "plugin_host/library.hpp"
 
 namespace runner::plugin_host {
@@ -10,18 +11,7 @@ namespace {
 
 using runner::testing::fixture_library;
 using runner::testing::fresh_dir;
-
-std::string load_error(const std::string& path) {
-  try {
-    Library::load(path);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), 3) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error loading " << path;
-  return "";
-}
+using runner::testing::load_error;
 
 TEST(Library, LoadsAGoodPluginAndListsItsComponents) {
   auto library = Library::load(fixture_library("good"));
