@@ -51,7 +51,7 @@ std::string format_double(double value, Unit unit) {
     case Unit::seconds: return format_seconds(value);
     case Unit::bytes: return format_mebibytes(value);
     case Unit::fraction: return format_percent(value);
-    case Unit::per_second: return fmt::format("{:.0f}", value);
+    case Unit::per_second: return format_number(value);
     case Unit::count: return fmt::format("{:.0f}", value);
     case Unit::number:
     case Unit::text: return format_number(value);

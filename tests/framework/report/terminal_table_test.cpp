@@ -79,6 +79,16 @@ TEST(TerminalTable, ThroughputAndStepTimeAreAlwaysShownAndFormatted) {
       << "an optional column over the width";
 }
 
+// A large model on CPUs trains a sample every few seconds: its rate keeps three digits.
+TEST(TerminalTable, AThroughputUnderOneSamplePerSecondKeepsItsDigits) {
+  RunRecord slow = run_of("a", 32, 1);
+  slow.epochs.at(0).samples_per_s = 0.18929;
+  const Table table = terminal_table(run_table({slow}), {}, 40);
+  const auto it = std::find(table.columns.begin(), table.columns.end(), "samples/s");
+  ASSERT_NE(it, table.columns.end());
+  EXPECT_EQ(table.rows.at(0).at(static_cast<size_t>(it - table.columns.begin())), "0.189");
+}
+
 TEST(TerminalTable, FitsTheWidthWithOptionalColumnsAddedWhileTheyFit) {
   const RunTable runs = run_table({run_of("e1e58ffe92ed", 32, 1), run_of("0f3b2c1d9a8e", 64, 1)});
   const Table table = terminal_table(runs);
