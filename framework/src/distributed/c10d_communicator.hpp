@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct BackendTraits {
   std::string name;                // "gloo" or "nccl"
   bool flat_collectives = false;   // _allgather_base and _reduce_scatter_base
   bool reduces_bf16 = false;
+  // Gloo's worker thread holds a finished work (and the tensors it was given) a moment after
+  // wait() returns: waiting for it to let go keeps the buffers from outliving the collective.
+  bool worker_holds_finished_work = false;
 };
 
 // Makes the group of `size` ranks, this one `rank` of them, whose rendezvous keys live in
@@ -255,9 +259,17 @@ class C10dCommunicator final : public Communicator {
   void wait_for(const char* what, const c10::intrusive_ptr<c10d::Work>& work) {
     try {
       work->wait(s_.timeout);
+      if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
     } catch (const std::exception& e) {
       throw PeerFailure(s_.health->diagnose(what, one_line(e)));
     }
+  }
+
+  // Bounded: a worker descheduled for longer only frees the buffers later.
+  static void wait_until_only_held_here(const c10::intrusive_ptr<c10d::Work>& work) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (work.use_count() > 1 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
   }
 
   Setup s_;

@@ -36,7 +36,7 @@ std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
   Gloo::Setup setup;
   setup.group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
   setup.health = health;
-  setup.traits = {"gloo", false, false};
+  setup.traits = {"gloo", false, false, true};
   setup.rank = rank;
   setup.world_size = size;
   setup.timeout = spec.timeout;

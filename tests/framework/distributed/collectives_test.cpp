@@ -51,6 +51,22 @@ TEST(Collectives, ReduceScatterInPlaceIntoTheRanksOwnPart) {
   });
 }
 
+// The state a strategy measures after a step must not count a finished collective's buffers,
+// which Gloo's worker thread holds a moment after the work completes.
+TEST(Collectives, AFinishedCollectiveHoldsNoneOfItsTensors) {
+  on_ranks(2, [](int rank, RankConnection& c) {
+    for (int i = 0; i < 50; ++i) {
+      torch::Tensor input = torch::full({1 << 12}, rank + 1.0);
+      torch::Tensor mine = torch::zeros({1 << 11});
+      c.communicator->start_reduce_scatter_sum(mine, input)->wait();
+      torch::Tensor whole = torch::zeros({1 << 12});
+      c.communicator->start_all_gather(whole, mine)->wait();
+      ASSERT_EQ(input.storage().use_count(), 1) << "reduce-scatter " << i << " on rank " << rank;
+      ASSERT_EQ(whole.storage().use_count(), 1) << "all-gather " << i << " on rank " << rank;
+    }
+  });
+}
+
 TEST(Collectives, BfloatReductionsAreSummedInSinglePrecision) {
   on_ranks(3, [](int rank, RankConnection& c) {
     // 256 + 1 + 1: bf16 has no 257 (256 + 1 rounds to 256, twice), but has 258.
