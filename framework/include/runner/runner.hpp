@@ -17,4 +17,5 @@
 #include "runner/plugin.hpp"
 #include "runner/strategy.hpp"
 #include "runner/tensor_parallel.hpp"
+#include "runner/training_state.hpp"
 #include "runner/version.hpp"

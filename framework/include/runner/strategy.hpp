@@ -12,6 +12,7 @@
 #include "runner/dataset.hpp"
 #include "runner/model.hpp"
 #include "runner/techniques.hpp"
+#include "runner/training_state.hpp"
 
 namespace runner {
 
@@ -81,6 +82,15 @@ class Strategy {
     (void)split;
     return order;
   }
+
+  // This rank's training state: parameters, buffers, the optimizer's state and the loss
+  // scale, each a piece of the whole tensor it is part of. Saved as they are; to load, the
+  // host copies the saved values into them and then calls state_loaded(). Empty (the
+  // default): the strategy cannot save its state, and a checkpoint is refused at setup.
+  virtual std::vector<StatePiece> state_pieces() { return {}; }
+  // What follows a load: values derived from the pieces made again (copies shared with other
+  // ranks, a counter kept outside a tensor).
+  virtual void state_loaded() {}
 };
 
 }  // namespace runner
