@@ -27,6 +27,8 @@ void DdpStrategy::setup(const StrategyContext& context) {
                                                options_.overlap);
   step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
                                          context.meter);
+  state_ = std::make_unique<ReplicaState>(*model_, *optimizer_, parameters_, *step_,
+                                          communicator_->rank() == 0);
 }
 
 void DdpStrategy::sync_buffers_before_forward() {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/replica_state.hpp>
 #include <runner/strategies/training_step.hpp>
 
 #include "gradient_buckets.hpp"
@@ -29,6 +30,8 @@ class DdpStrategy : public Strategy {
   StepResult eval_step(const Batch& batch) override;
   void set_learning_rate(double lr) override;
   torch::Tensor shard_samples(const torch::Tensor& order, Split split) const override;
+  std::vector<StatePiece> state_pieces() override { return state_->pieces(); }
+  void state_loaded() override { state_->loaded(); }
 
   const GradientBuckets& buckets() const { return *buckets_; }
 
@@ -44,6 +47,7 @@ class DdpStrategy : public Strategy {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradientBuckets> buckets_;
   std::unique_ptr<TrainingStep> step_;
+  std::unique_ptr<ReplicaState> state_;
 };
 
 }  // namespace runner::strategies

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <runner/strategies/sharded_unit.hpp>
+#include <runner/strategies/state_pieces.hpp>
 
 #include "messages.hpp"
 #include "partition.hpp"
@@ -42,6 +43,10 @@ class PipelineStrategy : public Strategy {
   int data_parallel_degree(int world_size) const override { return world_size / options_.stages; }
   bool reports_metrics() const override { return last_stage(); }
   torch::Tensor shard_samples(const torch::Tensor& order, Split split) const override;
+  // The first pipeline's stages save their layers' weights, buffers and optimizer state (with
+  // zero_stage 1, every rank its masters' parts); every rank loads its own.
+  std::vector<StatePiece> state_pieces() override;
+  void state_loaded() override;
 
   int stage() const { return stage_; }
   const std::vector<LayerRange>& ranges() const { return ranges_; }
@@ -90,6 +95,7 @@ class PipelineStrategy : public Strategy {
   std::vector<InFlight> in_flight_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<TrainingStep> step_;
+  std::unique_ptr<OptimizerState> optimizer_state_;
   std::shared_ptr<StepMeter> meter_;
   torch::Device device_ = torch::kCPU;
 };

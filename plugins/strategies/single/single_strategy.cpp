@@ -6,8 +6,9 @@ void SingleStrategy::setup(const StrategyContext& context) {
   context.model->to(context.device);
   std::vector<torch::Tensor> parameters = context.model->parameters();
   optimizer_ = context.make_optimizer(parameters);
-  step_ = std::make_unique<TrainingStep>(context.model, std::move(parameters), context.techniques,
+  step_ = std::make_unique<TrainingStep>(context.model, parameters, context.techniques,
                                          context.device, context.meter);
+  state_ = std::make_unique<ReplicaState>(*context.model, *optimizer_, parameters, *step_, true);
 }
 
 StepResult SingleStrategy::train_step(const Batch& batch) { return step_->run(batch, *optimizer_); }

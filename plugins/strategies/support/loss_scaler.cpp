@@ -32,4 +32,9 @@ void LossScaler::update(bool finite) {
   good_steps_ = 0;
 }
 
+void LossScaler::add_state_to(ScalarPieces& pieces) {
+  pieces.add("loss_scaler/scale", &scale_);
+  pieces.add("loss_scaler/good_steps", &good_steps_);
+}
+
 }  // namespace runner::strategies

@@ -2,6 +2,8 @@
 
 #include <runner/errors.hpp>
 
+#include <algorithm>
+
 namespace runner::strategies {
 namespace {
 
@@ -46,6 +48,17 @@ ShardedUnit::ShardedUnit(std::vector<torch::Tensor> parameters,
       parameters_[i].mutable_grad() =
           flat_gradients_.narrow(0, offsets_[i], numels_[i]).view(shapes_[i]);
   }
+}
+
+std::vector<ShardedUnit::OwnedSpan> ShardedUnit::owned_spans() const {
+  const int64_t first = part_ * communicator_->rank(), end = first + part_;
+  std::vector<OwnedSpan> spans;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const int64_t begin = std::max(first, offsets_[i]);
+    const int64_t stop = std::min(end, offsets_[i] + numels_[i]);
+    if (begin < stop) spans.push_back({i, begin - offsets_[i], begin - first, stop - begin});
+  }
+  return spans;
 }
 
 torch::Tensor ShardedUnit::part_of(const torch::Tensor& flat) const {
@@ -170,6 +183,22 @@ std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
   }
   close();
   return units;
+}
+
+std::vector<std::vector<Placement>> master_placements(
+    const std::vector<std::unique_ptr<ShardedUnit>>& units, const torch::nn::Module& model) {
+  const auto names = names_of(model);
+  std::vector<std::vector<Placement>> placements;
+  for (const auto& unit : units) {
+    placements.emplace_back();
+    for (const auto& span : unit->owned_spans()) {
+      const torch::Tensor& p = unit->parameters()[span.parameter];
+      placements.back().push_back({names.at(p.unsafeGetTensorImpl()),
+                                   unit->shape_of(span.parameter), -1, span.in_parameter,
+                                   span.in_master, span.numel, {span.numel}});
+    }
+  }
+  return placements;
 }
 
 }  // namespace runner::strategies

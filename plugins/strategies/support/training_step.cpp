@@ -64,7 +64,10 @@ TrainingStep::TrainingStep(std::shared_ptr<Model> model, std::vector<torch::Tens
     };
   }
   check_layers_for_checkpointing(*model_, techniques_);
-  if (techniques_.precision == Precision::fp16) scaler_.emplace(techniques_.loss_scaling);
+  if (techniques_.precision == Precision::fp16) {
+    scaler_.emplace(techniques_.loss_scaling);
+    scaler_->add_state_to(scaler_state_);
+  }
 }
 
 StepResult TrainingStep::accumulate(const Batch& batch, const Hooks& hooks) {
@@ -147,5 +150,11 @@ StepResult TrainingStep::evaluate(const Batch& batch) {
   result.predictions = predictions_of(outputs);
   return result;
 }
+
+std::vector<StatePiece> TrainingStep::state_pieces(bool saved) {
+  return scaler_state_.pieces(saved);
+}
+
+void TrainingStep::state_loaded() { scaler_state_.loaded(); }
 
 }  // namespace runner::strategies

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "host_optimizer.hpp"
 #include "offloaded_optimizer.hpp"
@@ -174,6 +175,40 @@ void ZeroStrategy::gather_parameters() {
 torch::Tensor ZeroStrategy::shard_samples(const torch::Tensor& order, Split split) const {
   return replica_samples(order, split, communicator_->rank(), communicator_->world_size(),
                          options_.drop_last);
+}
+
+std::vector<StatePiece> ZeroStrategy::state_pieces() {
+  if (options_.offload != "none")
+    throw ConfigError("strategy.offload = \"" + options_.offload +
+                          "\" keeps the optimizer state where checkpoints do not reach it",
+                      "set strategy.offload = \"none\" to save checkpoints of this run");
+  if (!optimizer_state_)
+    optimizer_state_ =
+        std::make_unique<OptimizerState>(*optimizer_, master_placements(units_, *model_));
+  const bool first = communicator_->rank() == 0;
+  std::vector<StatePiece> pieces;
+  const auto placements = master_placements(units_, *model_);
+  for (size_t u = 0; u < units_.size(); ++u)
+    for (const auto& placement : placements[u])
+      pieces.push_back(piece_of(units_[u]->master(), placement, "model/", true));
+  std::unordered_set<const void*> sharded;
+  for (const auto& unit : units_)
+    for (const auto& p : unit->parameters()) sharded.insert(p.unsafeGetTensorImpl());
+  auto add_whole = [&](const std::string& name, const torch::Tensor& tensor) {
+    if (sharded.count(tensor.unsafeGetTensorImpl())) return;
+    pieces.push_back(piece_of(tensor.detach(), whole_placement(name, tensor), "model/", first));
+  };
+  for (const auto& item : model_->named_parameters()) add_whole(item.key(), item.value());
+  for (const auto& item : model_->named_buffers()) add_whole(item.key(), item.value());
+  for (auto& piece : optimizer_state_->pieces(true)) pieces.push_back(std::move(piece));
+  for (auto& piece : step_->state_pieces(first)) pieces.push_back(std::move(piece));
+  return pieces;
+}
+
+void ZeroStrategy::state_loaded() {
+  optimizer_state_->loaded();
+  step_->state_loaded();
+  share_updates();
 }
 
 }  // namespace runner::strategies

@@ -16,6 +16,7 @@
 #include "gradient_reduction.hpp"
 #include "layer_gathering.hpp"
 #include <runner/strategies/sharded_unit.hpp>
+#include <runner/strategies/state_pieces.hpp>
 
 namespace runner::strategies {
 
@@ -39,6 +40,10 @@ class ZeroStrategy : public Strategy {
   StepResult eval_step(const Batch& batch) override;
   void set_learning_rate(double lr) override;
   torch::Tensor shard_samples(const torch::Tensor& order, Split split) const override;
+  // Each rank saves its masters' parts of the parameters and their optimizer state; rank 0
+  // the rest (buffers, frozen parameters) whole.
+  std::vector<StatePiece> state_pieces() override;
+  void state_loaded() override;
 
   // Every parameter of the model whole on this rank (stage 3 gathers them until the next
   // step), to read or save the model.
@@ -62,6 +67,7 @@ class ZeroStrategy : public Strategy {
   std::unique_ptr<GradientReduction> reduction_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<TrainingStep> step_;
+  std::unique_ptr<OptimizerState> optimizer_state_;
 };
 
 }  // namespace runner::strategies

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <runner/techniques.hpp>
+
+#include "runner/strategies/state_pieces.hpp"
 #include <torch/torch.h>
 
 #include <functional>
@@ -27,6 +29,9 @@ class LossScaler {
 
   // After a step: backs off when it overflowed, grows after growth_interval good steps.
   void update(bool finite);
+
+  // The scale and the count of good steps, to save and load.
+  void add_state_to(ScalarPieces& pieces);
 
  private:
   LossScaling settings_;

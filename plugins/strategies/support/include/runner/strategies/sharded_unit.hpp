@@ -6,6 +6,7 @@
 #pragma once
 
 #include <runner/communicator.hpp>
+#include <runner/strategies/state_pieces.hpp>
 #include <torch/torch.h>
 
 #include <memory>
@@ -27,6 +28,15 @@ class ShardedUnit {
   // This rank's part, fp32, a leaf: what the optimizer steps; its .grad is the part of the
   // gradients' mean over the ranks once reduce_gradients() finished.
   const torch::Tensor& master() const { return master_; }
+
+  // Where the master lies among the parameters: for each parameter it overlaps, the
+  // overlap's first element in the parameter (flattened) and in the master, and its length.
+  struct OwnedSpan {
+    size_t parameter = 0;
+    int64_t in_parameter = 0, in_master = 0, numel = 0;
+  };
+  std::vector<OwnedSpan> owned_spans() const;
+  const std::vector<int64_t>& shape_of(size_t parameter) const { return shapes_[parameter]; }
 
   // Stages 1 and 2, after the optimizer stepped the master: every rank's updated part into
   // the whole vector the parameters are views of.
@@ -80,5 +90,10 @@ class ShardedUnit {
 std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
     const std::vector<torch::Tensor>& parameters, int64_t bucket_bytes,
     const std::shared_ptr<Communicator>& communicator, ZeroStage stage);
+
+// Per unit, where its master's elements lie in the parameters of `model` (by their names):
+// the optimizer's placements when it steps the units' masters.
+std::vector<std::vector<Placement>> master_placements(
+    const std::vector<std::unique_ptr<ShardedUnit>>& units, const torch::nn::Module& model);
 
 }  // namespace runner::strategies

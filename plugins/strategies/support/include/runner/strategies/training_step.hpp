@@ -69,6 +69,11 @@ class TrainingStep {
 
   const Techniques& techniques() const { return techniques_; }
 
+  // fp16's loss scale and its count of good steps (nothing in other precisions), as pieces
+  // every rank holds the same of; state_loaded() after the host read them in.
+  std::vector<StatePiece> state_pieces(bool saved);
+  void state_loaded();
+
  private:
   std::shared_ptr<Model> model_;
   std::vector<torch::Tensor> parameters_;
@@ -79,6 +84,7 @@ class TrainingStep {
   std::shared_ptr<StepMeter> meter_;
   Forward forward_;
   std::optional<LossScaler> scaler_;  // fp16 only
+  ScalarPieces scaler_state_;
 };
 
 }  // namespace runner::strategies
