@@ -57,6 +57,7 @@ Value value_in(const RunConfig& run, const std::string& dotted) {
   if (key.section == "train") return run.train.get(key.key);
   if (key.section == "optimizer") return run.optimizer.get(key.key);
   if (key.section == "schedule") return run.schedule.get(key.key);
+  if (key.section == "checkpoint") return run.checkpoint.get(key.key);
   return run.ops.at(op_of_section(key.section)).get(key.key);
 }
 
@@ -127,7 +128,7 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
   for (auto& run : experiment.runs) {
     run.experiment.set("name", experiment.name);
     run.resolved_toml = resolved_toml(run);
-    run.id = run_id(run.resolved_toml);
+    run.id = run_id(resolved_toml(run, false));
   }
   check_distinct_runs(experiment.runs, raw.sweep);
   return experiment;

@@ -33,13 +33,16 @@ struct AugmentConfig {
 };
 
 struct RunConfig {
-  std::string id;     // stable: a hash of the resolved config, 12 hex digits
+  // Stable: a hash of the resolved config but [checkpoint] (saving changes no result, and a
+  // run resumed with other checkpoint keys is the same run), 12 hex digits.
+  std::string id;
   std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
   std::vector<std::pair<std::string, Value>> sweep_point;  // dotted key -> value, in sweep order
   Options experiment;  // [experiment], its name resolved as Experiment::name
   Options train;       // [train]
   Options optimizer;   // [optimizer]
   Options schedule;    // [schedule]
+  Options checkpoint;  // [checkpoint]: when and where the run saves its state
   ComponentConfig dataset;
   std::vector<AugmentConfig> augment;      // [[dataset.augment]], in file order
   ComponentConfig model;
@@ -71,6 +74,7 @@ const Schema& experiment_schema();
 const Schema& train_schema();
 const Schema& optimizer_schema();
 const Schema& schedule_schema();
+const Schema& checkpoint_schema();
 // [sweep]'s own keys (mode, max_points); its other keys are the swept ones.
 const Schema& sweep_schema();
 

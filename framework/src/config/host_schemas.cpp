@@ -1,4 +1,4 @@
-// The keys the host owns: [experiment], [train], [optimizer], [schedule]. `runner describe`
+// The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint]. `runner describe`
 // prints these docs, so each says what the key does and what its special values mean.
 #include "config/experiment.hpp"
 
@@ -115,6 +115,20 @@ const Schema& schedule_schema() {
     s.number("max_lr", 0.0, "one_cycle: the peak rate; 0: optimizer.lr", 0);
     s.number("pct_start", 0.3, "one_cycle: fraction of the steps spent rising", 0, 1);
     s.integer("warmup_steps", 0, "Steps of linear warm-up from 0 to the rate", 0);
+    return s;
+  }();
+  return schema;
+}
+
+const Schema& checkpoint_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.integer("every_epochs", 0, "Save a checkpoint after every this many epochs; 0: never", 0);
+    s.integer("every_steps", 0, "Save a checkpoint after every this many steps; 0: never", 0);
+    s.integer("keep", 2, "Complete checkpoints kept per run, the latest ones", 1);
+    s.text("dir", "",
+           "Folder of the checkpoints, one folder per run id inside; empty: beside the results "
+           "file, <results>.checkpoints");
     return s;
   }();
   return schema;

@@ -34,7 +34,7 @@ void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) 
 
 }  // namespace
 
-std::string resolved_toml(const RunConfig& run) {
+std::string resolved_toml(const RunConfig& run, bool with_checkpoint) {
   std::map<std::string, TableView> tables = {
       {"experiment", {nullptr, &run.experiment}},
       {"train", {nullptr, &run.train}},
@@ -44,6 +44,7 @@ std::string resolved_toml(const RunConfig& run) {
       {"model", {&run.model.name, &run.model.options}},
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
+  if (with_checkpoint) tables["checkpoint"] = {nullptr, &run.checkpoint};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {

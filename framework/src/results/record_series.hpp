@@ -54,6 +54,15 @@ void append_records(hid_t group, const RecordLayout<Record>& layout,
     append_to_series(group, name, column(records, member));
 }
 
+// Every series of the group cut to at most `length` rows.
+template <typename Record>
+void cut_records(hid_t group, const RecordLayout<Record>& layout, size_t length) {
+  cut_series(group, layout.counter_name, length);
+  for (const auto& [name, member] : layout.values) cut_series(group, name, length);
+  for (const auto& [name, member] : layout.added_values)
+    if (has_member(group, name)) cut_series(group, name, length);
+}
+
 // Fills `member` of the rows from the column `name`, dropping rows the column lacks.
 template <typename Record>
 void read_column(hid_t group, const char* name, double Record::*member,

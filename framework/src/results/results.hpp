@@ -101,6 +101,13 @@ class RunWriter {
   virtual void append_steps(const std::vector<StepRecord>& steps) = 0;
   virtual void write_summary(const Summary& summary) = 0;
   virtual void set_status(Status status, const std::string& error = {}) = 0;
+  // The folder of the run's checkpoints.
+  virtual void record_checkpoints(const std::string& folder) { (void)folder; }
+  // The run goes on from `checkpoint`, which had recorded its first `epochs` epochs and
+  // `steps` steps: longer series are cut to those, and the status is running again.
+  virtual void resume_from(const std::string& checkpoint, size_t epochs, size_t steps) {
+    (void)checkpoint, (void)epochs, (void)steps;
+  }
 };
 
 // Opens (creating it and its folder when missing) the results file for appending runs.
@@ -126,6 +133,8 @@ struct RunRecord {
   std::vector<EpochRecord> epochs;
   std::vector<StepRecord> steps;
   std::optional<Summary> summary;
+  std::string checkpoints;   // the folder of its checkpoints; empty when it saves none
+  std::string resumed_from;  // the checkpoint it last resumed from; empty when it never did
   // What of this run could not be read, and why; empty when intact. Only a writer killed in
   // the middle of a write (not between two calls) can leave a run damaged.
   std::string damage;

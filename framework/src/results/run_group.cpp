@@ -41,6 +41,10 @@ void read_header(hid_t run_group, RunRecord& run) {
   run.status = status_from_name(read_string_attribute(run_group, schema::kStatus));
   run.error = read_string_attribute(run_group, schema::kError);
   run.finished_at = read_string_attribute(run_group, schema::kFinishedAt);
+  if (has_attribute(run_group, schema::kCheckpoints))
+    run.checkpoints = read_string_attribute(run_group, schema::kCheckpoints);
+  if (has_attribute(run_group, schema::kResumedFrom))
+    run.resumed_from = read_string_attribute(run_group, schema::kResumedFrom);
   header.config_toml = read_string_dataset(run_group, schema::kConfig);
 
   Handle sweep = open_group(run_group, schema::kSweep);

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <utility>
 
+#include "results/attributes.hpp"
 #include "results/disk_reserve.hpp"
 #include "results/file_format.hpp"
 #include "results/groups.hpp"
@@ -81,6 +82,23 @@ void Hdf5RunWriter::set_status(Status status, const std::string& error) {
     first_failure_ = earlier;
     std::rethrow_exception(earlier);
   }
+}
+
+void Hdf5RunWriter::record_checkpoints(const std::string& folder) {
+  write_and_flush(kBytesForAttributes, [&](hid_t run) {
+    write_string_attribute(run, schema::kCheckpoints, folder);
+  });
+}
+
+void Hdf5RunWriter::resume_from(const std::string& checkpoint, size_t epochs, size_t steps) {
+  write_and_flush(kBytesForAttributes, [&](hid_t run) {
+    Handle epoch_group = open_group(run, schema::kEpochs);
+    cut_records(epoch_group.get(), epoch_layout(), epochs);
+    Handle step_group = open_group(run, schema::kSteps);
+    cut_records(step_group.get(), step_layout(), steps);
+    write_string_attribute(run, schema::kResumedFrom, checkpoint);
+    write_run_status(run, Status::running, "", "");
+  });
 }
 
 }  // namespace runner::results::detail

@@ -20,6 +20,8 @@ class Hdf5RunWriter final : public RunWriter {
   void append_steps(const std::vector<StepRecord>& steps) override;
   void write_summary(const Summary& summary) override;
   void set_status(Status status, const std::string& error) override;
+  void record_checkpoints(const std::string& folder) override;
+  void resume_from(const std::string& checkpoint, size_t epochs, size_t steps) override;
 
  private:
   // Runs `write` on the run group then flushes, naming the file in any DataError. After one

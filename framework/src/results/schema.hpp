@@ -24,6 +24,10 @@ inline constexpr const char* kEnvironment = "environment";
 inline constexpr const char* kEpochs = "epochs";
 inline constexpr const char* kSteps = "steps";
 inline constexpr const char* kSummary = "summary";
+// Where the run saves its checkpoints, and the checkpoint it last resumed from; absent when
+// it saves none / never resumed.
+inline constexpr const char* kCheckpoints = "checkpoints";
+inline constexpr const char* kResumedFrom = "resumed_from";
 
 // Summary datasets.
 inline constexpr const char* kTask = "task";

@@ -58,4 +58,16 @@ void append_to_series(hid_t parent, const std::string& name, const std::vector<d
   append(parent, name, H5T_NATIVE_DOUBLE, values.data(), values.size());
 }
 
+void cut_series(hid_t parent, const std::string& name, size_t length) {
+  const std::string what = "cannot cut " + describe(parent, name);
+  Handle dataset = own(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, what);
+  hsize_t old_length = 0;
+  {
+    Handle space = own(H5Dget_space(dataset.get()), H5Sclose, what);
+    check(H5Sget_simple_extent_dims(space.get(), &old_length, nullptr), what);
+  }
+  const hsize_t new_length[1] = {length};
+  if (length < old_length) check(H5Dset_extent(dataset.get(), new_length), what);
+}
+
 }  // namespace runner::results::detail

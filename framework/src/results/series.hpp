@@ -18,4 +18,7 @@ void create_series(hid_t parent, const std::string& name, SeriesType type, size_
 void append_to_series(hid_t parent, const std::string& name, const std::vector<int64_t>& values);
 void append_to_series(hid_t parent, const std::string& name, const std::vector<double>& values);
 
+// A series longer than `length` loses its later elements.
+void cut_series(hid_t parent, const std::string& name, size_t length);
+
 }  // namespace runner::results::detail
