@@ -1,6 +1,7 @@
 // The runner's commands. Each returns the process exit code; errors are thrown as runner::Error.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct RunOptions {
   bool dry_run = false;
   bool quiet = false;
   int nproc = 0;  // 0: each run's strategy.world_size
+  // --resume: "" for each run's latest checkpoint, or a checkpoint's folder or a folder of
+  // runs' checkpoints; nullopt without --resume.
+  std::optional<std::string> resume;
 };
 
 struct CheckOpOptions {
@@ -40,5 +44,14 @@ struct ReportOptions {
 };
 
 int report_command(const ReportOptions& options);
+
+struct ExportOptions {
+  std::string file;  // results file (.h5)
+  std::string run;   // its group, id or label
+  std::string out;   // the files' path without extension; empty: beside the results file
+};
+
+// The weights of the run's latest checkpoint as <stem>.pt (torch.load) and <stem>.safetensors.
+int export_command(const ExportOptions& options);
 
 }  // namespace runner::cli

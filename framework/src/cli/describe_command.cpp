@@ -16,6 +16,7 @@ const std::vector<std::pair<std::string, const Schema& (*)()>> kHostSections = {
     {"train", config::train_schema},
     {"optimizer", config::optimizer_schema},
     {"schedule", config::schedule_schema},
+    {"checkpoint", config::checkpoint_schema},
     {"sweep", config::sweep_schema}};
 
 void print_keys(const Schema& schema) {

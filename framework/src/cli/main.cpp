@@ -5,6 +5,7 @@
 #include <malloc.h>
 #endif
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -65,6 +66,12 @@ int dispatch(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
       ->allow_extra_args(false);
+  std::string resume_path;
+  auto* resume = app.add_option("--resume", resume_path,
+                                "go on with the unfinished runs from their latest checkpoints, "
+                                "or from this checkpoint or folder of checkpoints")
+                     ->expected(0, 1)
+                     ->allow_extra_args(false);
 
   auto* plugins = app.add_subcommand("plugins", "list installed plugins and their libraries");
   auto* describe = app.add_subcommand("describe", "print the keys of a component or section");
@@ -81,9 +88,18 @@ int dispatch(int argc, char** argv) {
   report->add_option("--columns", report_options.columns,
                      "the columns to show, by CSV name: time_s,samples_per_s,...")
       ->delimiter(',');
+  auto* export_weights =
+      app.add_subcommand("export", "write a run's trained weights for torch.load and safetensors");
+  ExportOptions export_options;
+  export_weights->add_option("file", export_options.file, "results file (.h5)")->required();
+  export_weights->add_option("run", export_options.run, "the run: its group, id or label")
+      ->required();
+  export_weights->add_option("--out", export_options.out,
+                             "the files' path without extension (default: beside the results "
+                             "file, named by the run)");
   CheckOpOptions check;
   auto* check_op = add_check_op(app, check);
-  for (auto* sub : {plugins, describe, report, check_op}) sub->fallthrough();
+  for (auto* sub : {plugins, describe, report, export_weights, check_op}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -98,9 +114,16 @@ int dispatch(int argc, char** argv) {
     report_options.csv = csv->count() > 0;
     return report_command(report_options);
   }
+  if (export_weights->parsed()) return export_command(export_options);
   if (check_op->parsed()) {
     check.plugin_path = run.plugin_path;
     return check_op_command(check);
+  }
+  if (resume->count() > 0) run.resume = resume_path;
+  // `--resume EXPERIMENT.toml`: the value was the experiment file.
+  if (run.experiment_file.empty() && run.resume && std::filesystem::is_regular_file(*run.resume)) {
+    run.experiment_file = *run.resume;
+    run.resume = "";
   }
   if (run.experiment_file.empty()) {
     std::cerr << app.help();

@@ -60,7 +60,7 @@ int run_with_plugins(const RunOptions& options, const plugin_host::Registry& reg
 }  // namespace
 
 int run_command(const RunOptions& options) {
-  engine::SweepLaunch launch{launch::read_rank_environment(), rank_argv(options)};
+  engine::SweepLaunch launch{launch::read_rank_environment(), rank_argv(options), options.resume};
   if (options.nproc > 0 && launch.environment.launcher != launch::Launcher::none &&
       launch.environment.launcher != launch::Launcher::runner)
     throw ConfigError(fmt::format("--nproc under {}: the launcher already started the ranks",

@@ -106,20 +106,21 @@ class OutsideRanks {
  public:
   explicit OutsideRanks(const SweepContext& c) : c_(c) {}
 
-  RunOutcome run(const config::RunConfig& config, size_t index) {
+  RunOutcome run(const config::RunConfig& config, size_t index, const ResumePlan& plan,
+                 const CheckpointSettings& checkpoints) {
     const auto& env = c_.launch.environment;
     const RunRanks ranks = ranks_of(config);
     const std::string prefix = fmt::format("rank {}: ", env.rank);
     RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
                     {env.master_addr, env.master_port}, is_loopback(env.master_addr),
                     "run" + std::to_string(index)};
-    return record_run(c_, config, env.rank == 0, env.world_size, prefix,
+    return record_run(c_, config, env.rank == 0, env.world_size, prefix, plan,
                       [&](results::RunWriter& writer) {
                         if (auto why = distributed::backend_unavailable(ranks.backend,
                                                                         env.local_world_size))
                           throw RunSkipped(*why);
                         return train_as_rank(config, c_.registry, c_.console, writer, place,
-                                             store(place, ranks, writer));
+                                             store(place, ranks, writer), checkpoints);
                       });
   }
 
@@ -147,12 +148,27 @@ class OutsideRanks {
   c10::intrusive_ptr<c10d::Store> store_;
 };
 
+// The plan of --resume for this process: rank 0 (or the only writer) plans from the results
+// file; the other ranks of an outside launch need only the checkpoint.
+ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
+                       const CheckpointSettings& checkpoints) {
+  const bool only_run = c.experiment.runs.size() == 1;
+  if (!outside_launcher(c) || c.launch.environment.rank == 0)
+    return plan_resume(c.launch.resume, run, only_run, checkpoints, c.results_path, c.errors);
+  ResumePlan plan;
+  plan.checkpoint =
+      resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.errors).value_or("");
+  return plan;
+}
+
 RunOutcome run_one(const SweepContext& c, OutsideRanks& outside, const config::RunConfig& run,
-                   size_t index) {
-  if (outside_launcher(c)) return outside.run(run, index);
-  if (local_world_size(run, ranks_of(run)) > 1) return launch_local_run(c, run, index);
-  return record_run(c, run, true, 1, "", [&](results::RunWriter& writer) {
-    return train_run(run, c.registry, c.console, writer);
+                   size_t index, const ResumePlan& plan) {
+  CheckpointSettings checkpoints = checkpoint_settings(run, c.results_path);
+  checkpoints.resume_from = plan.checkpoint;
+  if (outside_launcher(c)) return outside.run(run, index, plan, checkpoints);
+  if (local_world_size(run, ranks_of(run)) > 1) return launch_local_run(c, run, index, plan);
+  return record_run(c, run, true, 1, "", plan, [&](results::RunWriter& writer) {
+    return train_run(run, c.registry, c.console, writer, {}, checkpoints);
   });
 }
 
@@ -189,6 +205,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   SweepContext c{experiment, registry, console, errors, results_path(experiment), launch};
   if (launch.environment.launcher == launch::Launcher::runner) return run_launched_rank(c);
   check_worlds(c);
+  check_resume_request(launch.resume, experiment);
   const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
   std::set<std::string> groups_before;
   if (writes) {
@@ -197,6 +214,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   }
   OutsideRanks outside(c);
   std::vector<int> failed;
+  std::set<std::string> groups_now;  // the groups this sweep went on with or kept
   const size_t total = experiment.runs.size();
   install_interrupt_handlers();
   for (size_t i = 0; i < total && !interrupt_signal(); ++i) {
@@ -204,11 +222,17 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    RunOutcome outcome = run_one(c, outside, run, i);
+    const ResumePlan plan = resume_plan(c, run, checkpoint_settings(run, c.results_path));
+    groups_now.insert(plan.group);
+    if (plan.action == ResumePlan::Action::keep) {
+      console.line("  completed earlier: kept");
+      continue;
+    }
+    if (!plan.checkpoint.empty()) console.line("  resuming from " + plan.checkpoint);
+    RunOutcome outcome = run_one(c, outside, run, i, plan);
     if (outcome.kind == RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
   }
   if (writes) {
-    std::set<std::string> groups_now;
     for (const auto& group : run_groups(c.results_path))
       if (!groups_before.count(group)) groups_now.insert(group);
     print_comparison(c.results_path, groups_now, console);

@@ -31,7 +31,8 @@ int requested_port() {
 }
 
 launch::LaunchSpec spec_of(const SweepContext& c, const RunRanks& ranks, int world_size,
-                           size_t index, const std::string& group, int port) {
+                           size_t index, const std::string& group, int port,
+                           const std::string& resume_from) {
   launch::LaunchSpec spec;
   spec.argv = c.launch.rank_argv;
   spec.world_size = world_size;
@@ -40,7 +41,8 @@ launch::LaunchSpec spec_of(const SweepContext& c, const RunRanks& ranks, int wor
               {"WORLD_SIZE", std::to_string(world_size)},
               {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
               {"RUNNER_RUN_INDEX", std::to_string(index)},
-              {"RUNNER_RESULTS_GROUP", group}};
+              {"RUNNER_RESULTS_GROUP", group},
+              {"RUNNER_RESUME_FROM", resume_from}};
   spec.rank_env = [](int rank) {
     return std::map<std::string, std::string>{{"RANK", std::to_string(rank)},
                                               {"LOCAL_RANK", std::to_string(rank)}};
@@ -111,14 +113,15 @@ RunOutcome record_failure(const SweepContext& c, const std::string& group, const
 
 // Serves the run's store, starts its ranks and waits for them.
 RunOutcome launch_and_wait(const SweepContext& c, const RunRanks& ranks, int world_size,
-                           size_t index, const std::string& group) {
+                           size_t index, const std::string& group,
+                           const std::string& resume_from) {
   int port = 0;
   auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port,
                                         true);
   c.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
                              ranks.backend, kLoopback, port));
   const launch::LaunchResult result = launch::launch_ranks(
-      spec_of(c, ranks, world_size, index, group, port), [] { return interrupt_signal() != 0; });
+      spec_of(c, ranks, world_size, index, group, port, resume_from), [] { return interrupt_signal() != 0; });
   if (result.succeeded()) return {RunOutcome::Kind::completed, 0};
   if (interrupt_signal())
     return record_failure(c, group, {"interrupted by signal " + std::to_string(interrupt_signal()),
@@ -129,13 +132,13 @@ RunOutcome launch_and_wait(const SweepContext& c, const RunRanks& ranks, int wor
 
 }  // namespace
 
-RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run, size_t index) {
+RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run, size_t index,
+                            const ResumePlan& plan) {
   const RunRanks ranks = ranks_of(run);
   const int world_size = local_world_size(run, ranks);
   std::string group;
   {
-    auto writer = results::ResultsFile::open(c.results_path)
-                      ->begin_run(header_of(c, run, world_size));
+    auto writer = open_run(c, run, world_size, plan).writer;
     if (auto why = cannot_run_here(run, ranks, world_size)) {
       writer->set_status(results::Status::skipped, *why);
       c.console.line("  skipped: " + *why);
@@ -146,7 +149,7 @@ RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run,
   // The run is recorded as running from here: a launch that fails (a bad MASTER_PORT, a port
   // in use, no process to fork) records it as failed with the reason.
   try {
-    return launch_and_wait(c, ranks, world_size, index, group);
+    return launch_and_wait(c, ranks, world_size, index, group, plan.checkpoint);
   } catch (const Error& e) {
     return record_failure(c, group, {e.what(), e.exit_code()}, e.hint());
   } catch (const std::exception& e) {
@@ -174,7 +177,10 @@ int run_launched_rank(const SweepContext& c) {
     return distributed::connect_store(place.store, ranks.timeout);
   }();
   try {
-    results::Summary summary = train_as_rank(run, c.registry, c.console, *writer, place, store);
+    CheckpointSettings checkpoints = checkpoint_settings(run, c.results_path);
+    checkpoints.resume_from = env.resume_from;
+    results::Summary summary =
+        train_as_rank(run, c.registry, c.console, *writer, place, store, checkpoints);
     c.console.run_finished(summary);
     writer->set_status(results::Status::completed);
     return 0;

@@ -7,7 +7,10 @@
 
 namespace runner::engine {
 
-RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run, size_t index);
+// `plan`: the run's group and checkpoint under --resume; the ranks load the checkpoint
+// (RUNNER_RESUME_FROM).
+RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run, size_t index,
+                            const ResumePlan& plan);
 
 // The process side: a rank of a local launch trains the run its launcher named
 // (RUNNER_RUN_INDEX); rank 0 writes it into the group the launcher began. Returns the exit code.

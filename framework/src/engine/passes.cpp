@@ -27,12 +27,13 @@ Batch make_batch(const Session& s, Split split, const torch::Tensor& indices, in
   return batch;
 }
 
+// The batches from `first` on, each augmented as the batch of its index in the epoch.
 BatchLoader loader_of(const Session& s, Split split, const std::vector<torch::Tensor>& batches,
-                      int64_t epoch) {
+                      int64_t epoch, int64_t first = 0) {
   return BatchLoader(
-      static_cast<int64_t>(batches.size()),
-      [&s, split, &batches, epoch](int64_t i) {
-        return make_batch(s, split, batches[static_cast<size_t>(i)], epoch, i);
+      static_cast<int64_t>(batches.size()) - first,
+      [&s, split, &batches, epoch, first](int64_t i) {
+        return make_batch(s, split, batches[static_cast<size_t>(first + i)], epoch, first + i);
       },
       s.num_workers, s.prefetch);
 }
@@ -72,16 +73,20 @@ class LossLog {
   std::vector<torch::Tensor> pending_;
 };
 
-TrainPass train_epoch(Session& s, int64_t epoch) {
-  TrainPass pass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0, 0, 0};
+TrainPass empty_pass(const Session& s) {
+  return TrainPass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0, 0, 0};
+}
+
+TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_step,
+                      const PassCheckpoints& checkpoints) {
   auto order = s.strategy->shard_samples(
       epoch_permutation(s.dataset->size(Split::train), s.seed, epoch), Split::train);
   auto batches = batches_of(order, s.batch_size);
   batches.resize(static_cast<size_t>(s.steps_per_epoch));
   LossLog losses(s);
-  BatchLoader loader = loader_of(s, Split::train, batches, epoch);
+  BatchLoader loader = loader_of(s, Split::train, batches, epoch, first_step);
   const auto start = Clock::now();
-  for (size_t i = 0; i < batches.size(); ++i) {
+  for (auto i = static_cast<size_t>(first_step); i < batches.size(); ++i) {
     stop_if_interrupted();
     const auto step_start = Clock::now();
     Batch batch = loader.next();
@@ -100,13 +105,16 @@ TrainPass train_epoch(Session& s, int64_t epoch) {
     pass.steps.push_back({s.global_step, NAN, lr, seconds_since(step_start)});
     pass.data_wait_s += std::chrono::duration<double>(loaded - step_start).count();
     pass.compute_s += std::chrono::duration<double>(Clock::now() - loaded).count();
-    if ((i + 1) % s.log_every != 0 && i + 1 != batches.size()) continue;
+    // One due at an epoch's last step is saved after its test pass, as the epoch's.
+    const bool save = i + 1 != batches.size() && checkpoints.due && checkpoints.due();
+    if ((i + 1) % s.log_every != 0 && i + 1 != batches.size() && !save) continue;
     const std::vector<double> means = losses.reduce();
     const size_t first = pass.steps.size() - means.size();
     for (size_t k = 0; k < means.size(); ++k) pass.steps[first + k].loss = means[k];
     check_finite(means.back(), s, epoch);
     s.console.progress(epoch, s.epochs, static_cast<int64_t>(i + 1), s.steps_per_epoch,
                        means.back(), seconds_since(start));
+    if (save) checkpoints.save(pass, static_cast<int64_t>(i + 1));
   }
   return pass;
 }

@@ -3,6 +3,7 @@
 // threads.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "engine/session.hpp"
@@ -17,7 +18,18 @@ struct TrainPass {
   double loss_scale = 0;
 };
 
-TrainPass train_epoch(Session& s, int64_t epoch);
+// Checkpoints inside a training pass: after a step, whether one is due, and the save of the
+// pass so far (its losses reduced up to that step).
+struct PassCheckpoints {
+  std::function<bool()> due;
+  std::function<void(const TrainPass& pass, int64_t steps_done)> save;
+};
+
+// `pass` holds the steps before `first_step` (0-based) when the epoch resumes mid-way.
+TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_step = 0,
+                      const PassCheckpoints& checkpoints = {});
+// An empty pass of the session's task.
+TrainPass empty_pass(const Session& s);
 // This rank's sums; data_wait_s grows by the time spent waiting for batches.
 PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s);
 

@@ -29,7 +29,8 @@ distributed::RankConnection connect(const RankPlace& place, const RunRanks& rank
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
                                Console& console, results::RunWriter& writer,
                                const RankPlace& place,
-                               const c10::intrusive_ptr<c10d::Store>& store) {
+                               const c10::intrusive_ptr<c10d::Store>& store,
+                               const CheckpointSettings& checkpoints) {
   const RunRanks ranks = ranks_of(run);
   const std::string prefix = "rank " + std::to_string(place.rank) + ": ";
   const auto record = [&writer](const std::string& e) { record_failed(writer, e); };
@@ -42,7 +43,7 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
   // would hold this rank until its timeout.
   const InterruptibleWait collectives(prefix, record, std::chrono::seconds(1));
   try {
-    results::Summary summary = train_run(run, registry, console, writer, context);
+    results::Summary summary = train_run(run, registry, console, writer, context, checkpoints);
     connection.health->report_done();
     // No rank tears its connections down while another still reads from them.
     connection.communicator->barrier();

@@ -21,6 +21,7 @@ struct RankPlace {
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
                                Console& console, results::RunWriter& writer,
                                const RankPlace& place,
-                               const c10::intrusive_ptr<c10d::Store>& store);
+                               const c10::intrusive_ptr<c10d::Store>& store,
+                               const CheckpointSettings& checkpoints);
 
 }  // namespace runner::engine

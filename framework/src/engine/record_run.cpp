@@ -52,14 +52,23 @@ void record_failed(results::RunWriter& writer, const std::string& error) {
   }
 }
 
+OpenRun open_run(const SweepContext& c, const config::RunConfig& run, int world_size,
+                 const ResumePlan& plan) {
+  OpenRun open{results::ResultsFile::open(c.results_path), nullptr};
+  open.writer = plan.group.empty() ? open.file->begin_run(header_of(c, run, world_size))
+                                   : open.file->resume_run(plan.group);
+  if (plan.action == ResumePlan::Action::go_on)
+    open.writer->resume_from(plan.checkpoint, static_cast<size_t>(plan.epochs),
+                             static_cast<size_t>(plan.steps));
+  return open;
+}
+
 RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool writes,
-                      int world_size, const std::string& rank_prefix, const TrainFunction& train) {
-  std::unique_ptr<results::ResultsFile> file;
-  std::unique_ptr<results::RunWriter> writer = std::make_unique<NullWriter>();
-  if (writes) {
-    file = results::ResultsFile::open(c.results_path);
-    writer = file->begin_run(header_of(c, run, world_size));
-  }
+                      int world_size, const std::string& rank_prefix, const ResumePlan& plan,
+                      const TrainFunction& train) {
+  OpenRun open{nullptr, std::make_unique<NullWriter>()};
+  if (writes) open = open_run(c, run, world_size, plan);
+  results::RunWriter* writer = open.writer.get();
   try {
     c.console.run_finished(train(*writer));
     writer->set_status(results::Status::completed);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/experiment.hpp"
+#include "engine/resume_plan.hpp"
 #include "engine/console.hpp"
 #include "launch/rank_environment.hpp"
 #include "plugin_host/registry.hpp"
@@ -19,6 +20,7 @@ namespace runner::engine {
 struct SweepLaunch {
   launch::RankEnvironment environment;  // Launcher::none: the runner was started by hand
   std::vector<std::string> rank_argv;   // this runner again, as a rank of a local launch
+  ResumeRequest resume;                 // --resume
 };
 
 struct SweepContext {
@@ -40,11 +42,21 @@ results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run
 
 using TrainFunction = std::function<results::Summary(results::RunWriter& writer)>;
 
+// The run's writer: a new group, or the plan's group cut back to what its checkpoint had
+// recorded.
+struct OpenRun {
+  std::unique_ptr<results::ResultsFile> file;
+  std::unique_ptr<results::RunWriter> writer;
+};
+OpenRun open_run(const SweepContext& c, const config::RunConfig& run, int world_size,
+                 const ResumePlan& plan);
+
 // Trains through `train` and records the outcome: completed, skipped (RunSkipped) or failed,
 // printing the error (prefixed "rank R: " when `rank_prefix`). With `writes` false (ranks
 // other than 0) nothing goes to the file.
 RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool writes,
-                      int world_size, const std::string& rank_prefix, const TrainFunction& train);
+                      int world_size, const std::string& rank_prefix, const ResumePlan& plan,
+                      const TrainFunction& train);
 
 // Marks the run failed with `error`; a results file that cannot take it (its disk is full)
 // leaves the error that ended the run as the one reported.

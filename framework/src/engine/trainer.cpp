@@ -7,6 +7,7 @@
 
 #include "engine/mfu.hpp"
 #include "engine/passes.hpp"
+#include "engine/run_checkpoints.hpp"
 #include "engine/session.hpp"
 #include "engine/system.hpp"
 
@@ -27,11 +28,12 @@ void keep_largest(std::vector<double>& kept, const std::vector<double>& values) 
   for (size_t r = 0; r < values.size(); ++r) kept[r] = std::max(kept[r], values[r]);
 }
 
-results::EpochRecord run_epoch(Session& s, int64_t epoch) {
+results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_step,
+                               const PassCheckpoints& checkpoints) {
   s.memory->epoch_begins();
   const auto start = Clock::now();
   s.model->train();
-  TrainPass train = train_epoch(s, epoch);
+  TrainPass train = train_epoch(s, epoch, std::move(pass), first_step, checkpoints);
   s.state_memory_per_rank = per_rank(s, s.memory->tensors_in_use());
   sum_over_ranks(s, train.metrics);
   const double train_s = seconds_since(start);
@@ -72,15 +74,16 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch) {
   return record;
 }
 
-results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& epochs,
-                           double total_s, std::vector<double> per_class) {
+results::Summary summarize(Session& s, const EarlierEpochs& epochs, double total_s,
+                           std::vector<double> per_class) {
+  RUNNER_CHECK(epochs.last.has_value(), "a run summarised after its epochs");
   results::Summary summary;
   summary.task = task_name(s.info.task);
   summary.total_time_s = total_s;
-  summary.epochs_completed = static_cast<int64_t>(epochs.size());
-  summary.final_train_loss = epochs.back().train_loss;
-  summary.final_test_loss = epochs.back().test_loss;
-  summary.final_test_accuracy = epochs.back().test_accuracy;
+  summary.epochs_completed = epochs.completed;
+  summary.final_train_loss = epochs.last->train_loss;
+  summary.final_test_loss = epochs.last->test_loss;
+  summary.final_test_accuracy = epochs.last->test_accuracy;
   summary.class_names = s.info.class_names;
   summary.per_class_accuracy = std::move(per_class);
   summary.peak_memory_per_rank_bytes = s.peak_memory_per_rank;
@@ -103,20 +106,43 @@ results::Summary summarize(Session& s, const std::vector<results::EpochRecord>& 
 }  // namespace
 
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
-                           Console& console, results::RunWriter& writer,
-                           const RankContext& ranks) {
+                           Console& console, results::RunWriter& writer, const RankContext& ranks,
+                           const CheckpointSettings& checkpoint_settings) {
   Session s{run, console, writer, ranks};
   build_session(s, registry);
+  RunCheckpoints checkpoints(s, checkpoint_settings);
+  ResumePoint resume = checkpoints.load();
   console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch",
                            run.model.name, s.device.str(), s.parameters, s.threads,
                            s.steps_per_epoch));
-  std::vector<results::EpochRecord> epochs;
+  if (!checkpoint_settings.resume_from.empty())
+    console.line(fmt::format("  resumed from {} (step {}, epoch {})",
+                             checkpoint_settings.resume_from, s.global_step, resume.epoch));
+  if (checkpoint_settings.saves()) writer.record_checkpoints(checkpoint_settings.run_folder);
+  EarlierEpochs done = resume.earlier;
+  const double elapsed_before = done.elapsed_s;
   const auto start = Clock::now();
-  for (int64_t epoch = 1; epoch <= s.epochs; ++epoch) {
-    epochs.push_back(run_epoch(s, epoch));
-    console.epoch_done(epochs.back(), s.epochs, s.info.task);
+  auto so_far = [&] {
+    EarlierEpochs now = done;
+    now.elapsed_s = elapsed_before + seconds_since(start);
+    return now;
+  };
+  for (int64_t epoch = resume.epoch; epoch <= s.epochs; ++epoch) {
+    const bool mid_epoch = epoch == resume.epoch && resume.pass.has_value();
+    const PassCheckpoints in_pass{
+        [&] { return checkpoints.due_after_step(); },
+        [&](const TrainPass& pass, int64_t done_steps) {
+          checkpoints.save(epoch, done_steps, &pass, so_far());
+        }};
+    done.last = run_epoch(s, epoch, mid_epoch ? std::move(*resume.pass) : empty_pass(s),
+                          mid_epoch ? resume.step_in_epoch : 0, in_pass);
+    done.completed = epoch;
+    console.epoch_done(*done.last, s.epochs, s.info.task);
+    if (checkpoints.due_after_epoch(epoch)) checkpoints.save(epoch + 1, 0, nullptr, so_far());
   }
-  results::Summary summary = summarize(s, epochs, seconds_since(start), s.last_per_class);
+  checkpoints.finish();
+  results::Summary summary =
+      summarize(s, done, elapsed_before + seconds_since(start), s.last_per_class);
   writer.write_summary(summary);
   return summary;
 }

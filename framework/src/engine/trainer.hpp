@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/experiment.hpp"
+#include "engine/checkpoint_settings.hpp"
 #include "engine/console.hpp"
 #include "engine/rank_context.hpp"
 #include "plugin_host/registry.hpp"
@@ -10,11 +11,13 @@
 
 namespace runner::engine {
 
-// Throws runner::Error when the run cannot finish; what finished is already recorded. On
+// Throws runner::Error when the run cannot finish; what finished is already recorded.
+// `checkpoints`: when it saves, and the checkpoint it resumes from. On
 // several ranks every rank calls it: each trains its shard, metrics are summed over the
 // ranks, and what each rank records is the same (rank 0's writer is the file's).
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
                            Console& console, results::RunWriter& writer,
-                           const RankContext& ranks = {});
+                           const RankContext& ranks = {},
+                           const CheckpointSettings& checkpoints = {});
 
 }  // namespace runner::engine

@@ -81,6 +81,7 @@ RankEnvironment read_runner(const EnvironmentLookup& get) {
       read_torchrun_variables(env, Launcher::runner, "RUNNER_RUN_INDEX is set");
   ranks.run_index = run_index;
   ranks.results_group = env.text("RUNNER_RESULTS_GROUP").value_or("");
+  ranks.resume_from = env.text("RUNNER_RESUME_FROM").value_or("");
   return ranks;
 }
 

@@ -20,6 +20,8 @@ struct RankEnvironment {
   int master_port = 0;       // 0 when not set (a local launch then picks a free one)
   int run_index = -1;        // runner's own launch: RUNNER_RUN_INDEX, the run of the sweep to train
   std::string results_group; // runner's own launch: RUNNER_RESULTS_GROUP ("" when unset)
+  std::string resume_from;   // runner's own launch: RUNNER_RESUME_FROM, the checkpoint to load
+                             // ("" when unset: from the start)
 };
 
 // getenv by default; tests pass a map.
@@ -27,7 +29,7 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 
 // The first launcher whose variables are set, in this order:
 //   runner    RUNNER_RUN_INDEX, then the torchrun variables below, read the same way, and
-//             RUNNER_RESULTS_GROUP.
+//             RUNNER_RESULTS_GROUP and RUNNER_RESUME_FROM.
 //   torchrun  RANK and WORLD_SIZE (one without the other is an error); LOCAL_RANK (default 0);
 //             LOCAL_WORLD_SIZE (default: WORLD_SIZE when MASTER_ADDR is a loopback address,
 //             since every rank is then on this host, else 1); MASTER_ADDR and MASTER_PORT are

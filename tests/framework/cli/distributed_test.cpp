@@ -1,8 +1,6 @@
 // Distributed runs through the runner binary: ranks under torchrun's variables, local launches,
 // and the faults a user meets (a rank killed or throwing, a missing rank, a port in use).
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,29 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A listening socket on a free loopback port, held until destroyed.
-class HeldPort {
- public:
-  HeldPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    listen(fd_, 1);
-    socklen_t size = sizeof address;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size);
-    port_ = ntohs(address.sin_port);
-  }
-  ~HeldPort() { close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
-int free_port() { return HeldPort().port(); }
 
 constexpr int kTestSize = 500;
 
@@ -53,37 +28,6 @@ std::string lenet_experiment(const std::string& results, const std::string& stra
          "[model]\nname = \"lenet5\"\n"
          "[optimizer]\nname = \"adam\"\nlr = 1e-3\n"
          "[train]\nepochs = 1\nbatch_size = 64\nthreads = 1\n" + strategy;
-}
-
-std::string torchrun_environment(int rank, int world, int port) {
-  return "RANK=" + std::to_string(rank) + " LOCAL_RANK=" + std::to_string(rank) +
-         " WORLD_SIZE=" + std::to_string(world) + " MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
-         std::to_string(port);
-}
-
-// Starts `world` runner processes as torchrun would, and waits for all.
-std::vector<int> run_as_torchrun(int world, const std::string& args, const std::string& dir,
-                                 const std::string& extra_environment = "") {
-  const int port = free_port();
-  std::vector<pid_t> pids;
-  for (int r = 0; r < world; ++r) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      std::string command = "exec env " + torchrun_environment(r, world, port) + " " +
-                            extra_environment + " " RUNNER_BINARY_DIR "/bin/runner " + args +
-                            " >" + dir + "/out" + std::to_string(r) + " 2>&1";
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    pids.push_back(pid);
-  }
-  std::vector<int> codes;
-  for (pid_t pid : pids) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-  }
-  return codes;
 }
 
 results::RunRecord only_run(const std::string& path) {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "checkpoint/folders.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 
@@ -43,6 +44,35 @@ TEST(FullDisk, TheRunEndsWithExitFourAndTheFlushedEpochsStayReadable) {
   EXPECT_LT(runs[0].epochs.size(), 200u);
   for (size_t e = 0; e < runs[0].epochs.size(); ++e)
     EXPECT_EQ(runs[0].epochs[e].epoch, static_cast<int64_t>(e) + 1);
+}
+
+// The disk fills up while a checkpoint is saved: the run ends naming the shard with exit 4,
+// the checkpoint before it stays complete, and --resume goes on from it to the end.
+TEST(FullDisk, ACheckpointThatCannotBeSavedEndsTheRunAndTheOneBeforeStays) {
+  const std::string dir = scratch_dir("full_disk_checkpoint");
+  const std::string results = dir + "/r.h5";
+  std::string text = blobs_experiment(results, "[checkpoint]\nevery_steps = 5\nkeep = 5\n");
+  text.replace(text.find("epochs = 1"), 10, "epochs = 2");
+  write_file(dir + "/exp.toml", text);
+  const std::string plugins = "-q --plugin-path " + fixture_plugins() + " ";
+  ASSERT_EQ(run_runner(plugins + dir + "/exp.toml").exit_code, 0);
+  const std::string folder = results::read_runs(results).at(0).checkpoints;
+  std::filesystem::remove(results);
+  std::filesystem::remove_all(folder);
+
+  const std::string shard = folder + "/step-000000010/rank-0.safetensors";
+  const Output o = run_runner(plugins + dir + "/exp.toml", full_disk_environment(shard + ".tmp", 64));
+  EXPECT_EQ(o.exit_code, 4) << o.err;
+  EXPECT_NE(o.err.find("no space left on " + shard), std::string::npos) << o.err;
+  EXPECT_EQ(checkpoint::complete_checkpoints(folder),
+            std::vector<std::string>{checkpoint::checkpoint_folder(folder, 5)});
+
+  const Output resumed = run_runner(plugins + dir + "/exp.toml --resume");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto runs = results::read_runs(results);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::completed);
+  EXPECT_EQ(runs[0].steps.size(), 32u);
 }
 
 }  // namespace

@@ -29,4 +29,28 @@ std::string fashion_slice_experiment(const std::string& results, int epochs = 1)
 std::string blobs_experiment(const std::string& results, const std::string& extra = "");
 std::string fixture_plugins();
 
+// A listening socket on a free loopback port, held until destroyed.
+class HeldPort {
+ public:
+  HeldPort();
+  ~HeldPort();
+  HeldPort(const HeldPort&) = delete;
+  HeldPort& operator=(const HeldPort&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+int free_port();
+
+// What torchrun sets for `rank` of `world` on this machine.
+std::string torchrun_environment(int rank, int world, int port);
+
+// Starts `world` runner processes as torchrun would, and waits for all; rank r's output goes
+// to dir/out<r>. Returns each rank's exit code.
+std::vector<int> run_as_torchrun(int world, const std::string& args, const std::string& dir,
+                                 const std::string& extra_environment = "");
+
 }  // namespace runner::testing

@@ -1,0 +1,50 @@
+// What `--resume` does with each run of an experiment: a completed run is kept as it is, an
+// unfinished one goes on in its own results group from its latest complete checkpoint, and a
+// run never started (or with no checkpoint) trains from the start.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "config/experiment.hpp"
+#include "engine/checkpoint_settings.hpp"
+
+namespace runner::engine {
+
+// nullopt: no --resume. "": each run's latest checkpoint. Otherwise a checkpoint's folder (for
+// the run it was written by, or for the experiment's only run, which may then differ from it
+// in its layout: another world size or strategy) or a folder of runs' checkpoint folders (in
+// place of [checkpoint] dir).
+using ResumeRequest = std::optional<std::string>;
+
+struct ResumePlan {
+  enum class Action { start, keep, go_on } action = Action::start;
+  std::string group;       // the run's group in the results file; empty: a new one
+  std::string checkpoint;  // the folder to load; empty: from the start
+  int64_t epochs = 0, steps = 0;  // what the run had recorded when the checkpoint was taken
+};
+
+// Throws ConfigError when `request` names a path that is neither a checkpoint nor a folder, or
+// a checkpoint of none of the experiment's runs.
+void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment);
+
+// The run's folder of checkpoints, the request's folder in place of [checkpoint] dir.
+std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
+                              const CheckpointSettings& settings);
+
+// The checkpoint the run goes on from, when it has one: the request's own checkpoint, else the
+// newest complete one whose shards match their digests. A damaged one is named on `warnings`
+// and an older one taken.
+// `only_run`: the experiment has no other run.
+std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
+                                             const config::RunConfig& run, bool only_run,
+                                             const CheckpointSettings& settings,
+                                             std::ostream& warnings);
+
+// The plan for `run` from the results file's last group of its id and its checkpoints.
+ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
+                       const CheckpointSettings& settings, const std::string& results_path,
+                       std::ostream& warnings);
+
+}  // namespace runner::engine

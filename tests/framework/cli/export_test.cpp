@@ -1,0 +1,80 @@
+// `runner export`: a run's trained weights as a state dict that Python's torch.load opens and a
+// safetensors file, named as the plugin's model names its parameters, equal to the run's last
+// checkpoint; a run without checkpoints or a name of no run is refused in one line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "checkpoint/export.hpp"
+#include "checkpoint/folders.hpp"
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+// What a command printed on its standard output, and its exit code.
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string layered_experiment(const std::string& results, const std::string& checkpoint) {
+  std::string text = blobs_experiment(results, "[optimizer]\nname = \"adam\"\nlr = 0.01\n" + checkpoint);
+  text.replace(text.find("linear_probe"), 12, "layered_probe");
+  return text;
+}
+
+TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
+  const std::string dir = scratch_dir("export");
+  write_file(dir + "/exp.toml", layered_experiment(dir + "/r.h5", "[checkpoint]\nevery_epochs = 1\n"));
+  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
+            0);
+  const results::RunRecord run = results::read_runs(dir + "/r.h5").at(0);
+  const Output out = run_runner("export " + dir + "/r.h5 " + run.header.run_id);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const std::string stem = dir + "/r-" + run.group;
+  EXPECT_NE(out.out.find(stem + ".pt"), std::string::npos) << out.out;
+
+  // The fixture model's names: its layers "mlp" (up, down) and "head" (linear).
+  const auto [code, listed] = shell(std::string(RUNNER_PYTHON) + " " RUNNER_SOURCE_DIR
+                                    "/tests/framework/cli/load_exported.py " + stem);
+  ASSERT_EQ(code, 0) << listed;
+  EXPECT_EQ(listed,
+            "head.linear.bias [4]\nhead.linear.weight [4, 4]\nmlp.down.bias [4]\n"
+            "mlp.down.weight [4, 8]\nmlp.up.bias [8]\nmlp.up.weight [8, 4]\n");
+
+  // The state dict holds the checkpoint's values, bit for bit.
+  std::ifstream in(stem + ".pt", std::ios::binary);
+  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const c10::Dict<c10::IValue, c10::IValue> state = torch::pickle_load(bytes).toGenericDict();
+  const auto weights = checkpoint::model_weights(*checkpoint::latest_complete(run.checkpoints));
+  ASSERT_EQ(state.size(), weights.size());
+  for (const auto& [name, tensor] : weights)
+    EXPECT_TRUE(torch::equal(state.at(name).toTensor(), tensor)) << name;
+}
+
+TEST(Export, ARunWithoutCheckpointsOrANameOfNoRunIsRefused) {
+  const std::string dir = scratch_dir("export_refused");
+  write_file(dir + "/exp.toml", layered_experiment(dir + "/r.h5", ""));
+  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
+            0);
+  const results::RunRecord run = results::read_runs(dir + "/r.h5").at(0);
+  Output out = run_runner("export " + dir + "/r.h5 " + run.group);
+  EXPECT_EQ(out.exit_code, 4);
+  EXPECT_NE(out.err.find("run " + run.group + " of " + dir + "/r.h5 saved no checkpoints"),
+            std::string::npos)
+      << out.err;
+  out = run_runner("export " + dir + "/r.h5 nosuchrun");
+  EXPECT_EQ(out.exit_code, 4);
+  EXPECT_NE(out.err.find(dir + "/r.h5 has no run named 'nosuchrun'"), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find(run.group), std::string::npos) << out.err;
+}
+
+}  // namespace
+}  // namespace runner::testing

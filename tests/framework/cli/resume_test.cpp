@@ -1,0 +1,264 @@
+// Checkpoints and --resume through the runner, as a user meets them: a run killed with
+// SIGKILL and resumed records the same step losses and ends with the same parameters as the
+// run never killed; a checkpoint of 2 ranks goes on at 1 and 4; a damaged checkpoint is
+// passed over for an earlier one, and a foreign one is refused naming it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "checkpoint/folders.hpp"
+#include "checkpoint/reader.hpp"
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Layout {
+  std::string name;      // for the test's name
+  std::string strategy;  // the [strategy] table
+};
+
+void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
+
+// The layered fixture model on blobs with adam: 3 epochs of 16 steps, a checkpoint every
+// `every` (e.g. "every_steps = 5").
+std::string experiment(const std::string& results, const std::string& strategy,
+                       const std::string& every = "every_steps = 5") {
+  std::string text = blobs_experiment(
+      results, "threads = 1\n[optimizer]\nname = \"adam\"\nlr = 0.01\n[strategy]\n" + strategy +
+                   "\n[checkpoint]\n" + every + "\nkeep = 20\n");
+  text.replace(text.find("epochs = 1"), 10, "epochs = 3");
+  text.replace(text.find("linear_probe"), 12, "layered_probe");
+  return text;
+}
+
+std::string plugins() { return "--plugin-path " + fixture_plugins() + " "; }
+
+results::RunRecord the_run(const std::string& results) {
+  auto runs = results::read_runs(results);
+  EXPECT_EQ(runs.size(), 1u) << results;
+  return runs.at(0);
+}
+
+// Every model tensor of the run's last checkpoint, by name.
+std::map<std::string, torch::Tensor> final_model(const results::RunRecord& run) {
+  const auto latest = checkpoint::latest_complete(run.checkpoints);
+  EXPECT_TRUE(latest.has_value()) << run.checkpoints;
+  checkpoint::CheckpointReader reader(latest.value_or(""));
+  std::map<std::string, torch::Tensor> model;
+  for (const auto& name : reader.names())
+    if (name.rfind("model/", 0) == 0) model[name] = reader.whole(name);
+  return model;
+}
+
+class KilledAndResumed : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(KilledAndResumed, FollowsTheRunNeverKilledBitForBit) {
+  const std::string dir = scratch_dir("resume_" + GetParam().name);
+  write_file(dir + "/whole.toml", experiment(dir + "/whole.h5", GetParam().strategy));
+  write_file(dir + "/killed.toml", experiment(dir + "/killed.h5", GetParam().strategy));
+  const Output whole = run_runner(plugins() + "-q " + dir + "/whole.toml");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+
+  // Each process counts its layers' forwards: 40 falls in the second epoch, after the
+  // checkpoints of steps 5, 10 and 15 at least.
+  const Output killed =
+      run_runner(plugins() + "-q " + dir + "/killed.toml", "FIXTURE_KILL_AT_STEP=40");
+  ASSERT_NE(killed.exit_code, 0) << killed.out;
+  ASSERT_NE(the_run(dir + "/killed.h5").status, results::Status::completed);
+
+  const Output resumed = run_runner(plugins() + dir + "/killed.toml --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resuming from " + dir + "/killed.checkpoints/"), std::string::npos)
+      << resumed.out;
+
+  const results::RunRecord expected = the_run(dir + "/whole.h5");
+  const results::RunRecord run = the_run(dir + "/killed.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_NE(run.resumed_from.find(run.checkpoints + "/step-"), std::string::npos)
+      << run.resumed_from;
+  ASSERT_EQ(run.steps.size(), expected.steps.size());
+  for (size_t i = 0; i < run.steps.size(); ++i) {
+    EXPECT_EQ(run.steps[i].step, expected.steps[i].step);
+    EXPECT_EQ(run.steps[i].loss, expected.steps[i].loss) << "step " << i + 1;
+  }
+  ASSERT_EQ(run.epochs.size(), expected.epochs.size());
+  for (size_t e = 0; e < run.epochs.size(); ++e) {
+    EXPECT_EQ(run.epochs[e].epoch, static_cast<int64_t>(e) + 1);
+    EXPECT_EQ(run.epochs[e].train_loss, expected.epochs[e].train_loss) << "epoch " << e + 1;
+    EXPECT_EQ(run.epochs[e].test_loss, expected.epochs[e].test_loss) << "epoch " << e + 1;
+  }
+  const auto model = final_model(run), expected_model = final_model(expected);
+  ASSERT_EQ(model.size(), expected_model.size());
+  for (const auto& [name, tensor] : expected_model)
+    EXPECT_TRUE(torch::equal(model.at(name), tensor)) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, KilledAndResumed,
+    ::testing::Values(Layout{"single", "name = \"single\""},
+                      Layout{"ddp", "name = \"ddp\"\nworld_size = 2\ntimeout_s = 30"},
+                      Layout{"zero3", "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30"},
+                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"}),
+    [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
+
+// A checkpoint written by 2 ranks after the first epoch goes on at 1 rank (single) and at 4
+// (torchrun's ranks): the losses of the next steps are the 2-rank run's within 1e-5.
+class ResumedElsewhere : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(ResumedElsewhere, GoesOnAtOneAndFourRanks) {
+  const std::string dir = scratch_dir("reshard_" + GetParam().name);
+  write_file(dir + "/two.toml",
+             experiment(dir + "/two.h5", GetParam().strategy + "\nworld_size = 2",
+                        "every_epochs = 1"));
+  const Output two = run_runner(plugins() + "-q " + dir + "/two.toml");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const results::RunRecord expected = the_run(dir + "/two.h5");
+  const std::string after_epoch_1 = checkpoint::checkpoint_folder(expected.checkpoints, 16);
+  ASSERT_TRUE(fs::exists(after_epoch_1 + "/manifest.json")) << after_epoch_1;
+
+  write_file(dir + "/one.toml", experiment(dir + "/one.h5", "name = \"single\""));
+  const Output one = run_runner(plugins() + "-q " + dir + "/one.toml --resume " + after_epoch_1);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  write_file(dir + "/four.toml", experiment(dir + "/four.h5", GetParam().strategy));
+  const auto codes =
+      run_as_torchrun(4, plugins() + "-q " + dir + "/four.toml --resume " + after_epoch_1, dir);
+  ASSERT_EQ(codes, std::vector<int>(4, 0)) << read_file(dir + "/out0") << read_file(dir + "/out1");
+
+  for (const std::string name : {"one", "four"}) {
+    const results::RunRecord run = the_run(dir + "/" + name + ".h5");
+    EXPECT_EQ(run.status, results::Status::completed) << name;
+    EXPECT_EQ(run.resumed_from, after_epoch_1) << name;
+    ASSERT_EQ(run.steps.size(), 32u) << name;
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+      const auto& want = expected.steps[16 + i];
+      EXPECT_EQ(run.steps[i].step, want.step) << name;
+      EXPECT_NEAR(run.steps[i].loss, want.loss, 1e-5 * std::abs(want.loss))
+          << name << " step " << want.step;
+    }
+    ASSERT_EQ(run.epochs.size(), 2u) << name;
+    EXPECT_EQ(run.epochs[0].epoch, 2) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, ResumedElsewhere,
+    ::testing::Values(Layout{"ddp", "name = \"ddp\"\ntimeout_s = 30"},
+                      Layout{"zero2", "name = \"zero\"\nstage = 2\ntimeout_s = 30"}),
+    [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
+
+// A sweep killed in its second run: --resume keeps the first, goes on with the second from its
+// checkpoint, runs the third, and the table covers all three.
+TEST(Resume, ASweepGoesOnWhereItWasKilled) {
+  const std::string dir = scratch_dir("resume_sweep");
+  write_file(dir + "/sweep.toml", experiment(dir + "/r.h5", "name = \"single\"") +
+                                      "[sweep]\n\"optimizer.lr\" = [0.01, 0.02, 0.03]\n");
+  // Each run counts 96 forwards (48 steps of 2 layers), and a few more before its training
+  // (the model's measured forward): 166 falls past the second run's checkpoint of step 15.
+  const Output killed =
+      run_runner(plugins() + "-q " + dir + "/sweep.toml", "FIXTURE_KILL_AT_STEP=166");
+  ASSERT_NE(killed.exit_code, 0);
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, results::Status::completed);
+  EXPECT_EQ(runs[1].status, results::Status::running);
+
+  const Output resumed = run_runner(plugins() + dir + "/sweep.toml --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("completed earlier: kept"), std::string::npos) << resumed.out;
+  EXPECT_NE(resumed.out.find("resuming from " + runs[1].checkpoints), std::string::npos)
+      << resumed.out;
+  runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 3u);
+  // Each run's group on its "run i/3" line and in the table.
+  for (const auto& run : runs)
+    EXPECT_NE(resumed.out.find(run.group), resumed.out.rfind(run.group)) << run.group << ":\n"
+                                                                         << resumed.out;
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.status, results::Status::completed) << run.group;
+    EXPECT_EQ(run.steps.size(), 48u) << run.group;
+    EXPECT_EQ(run.epochs.size(), 3u) << run.group;
+  }
+  EXPECT_TRUE(runs[0].resumed_from.empty());
+  EXPECT_FALSE(runs[1].resumed_from.empty());
+  EXPECT_TRUE(runs[2].resumed_from.empty());
+}
+
+// The newest checkpoint damaged: --resume says so and takes the one before; the run still ends
+// as the run never killed does.
+TEST(Resume, PassesOverADamagedCheckpointForAnEarlierOne) {
+  const std::string dir = scratch_dir("resume_damaged");
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  ASSERT_NE(run_runner(plugins() + "-q " + dir + "/exp.toml", "FIXTURE_KILL_AT_STEP=40").exit_code,
+            0);
+  const std::string folder = the_run(dir + "/r.h5").checkpoints;
+  const auto complete = checkpoint::complete_checkpoints(folder);
+  ASSERT_GE(complete.size(), 2u);
+  const std::string shard = complete.back() + "/rank-0.safetensors";
+  {
+    std::fstream file(shard, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(-1, std::ios::end);
+    file.put('\x55');
+  }
+  const Output resumed = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("warning: checkpoint shard " + shard + " is damaged"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+      << resumed.out;
+  const results::RunRecord run = the_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.steps.size(), 48u);
+}
+
+// A checkpoint of another model shape: one line naming the checkpoint and the tensor, exit 4,
+// and the checkpoint left as it was.
+TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
+  const std::string dir = scratch_dir("resume_other_shape");
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
+  const std::string checkpoint = *checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints);
+  std::string wider = experiment(dir + "/wider.h5", "name = \"single\"");
+  wider.replace(wider.find("name = \"layered_probe\""), 22, "name = \"layered_probe\"\nhidden = 24");
+  write_file(dir + "/wider.toml", wider);
+  const Output out = run_runner(plugins() + dir + "/wider.toml --resume " + checkpoint);
+  EXPECT_EQ(out.exit_code, 4) << out.err;
+  EXPECT_NE(out.err.find("checkpoint " + checkpoint + ": \"model/"), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("in this run"), std::string::npos) << out.err;
+  EXPECT_NO_THROW(checkpoint::verify(checkpoint));
+}
+
+TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
+  const std::string dir = scratch_dir("resume_other_experiment");
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
+  const std::string checkpoint = *checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints);
+  std::string other = experiment(dir + "/other.h5", "name = \"single\"");
+  other.replace(other.find("name = \"blobs\""), 14, "name = \"other\"");
+  write_file(dir + "/other.toml", other);
+  const Output out = run_runner(plugins() + dir + "/other.toml --resume " + checkpoint);
+  EXPECT_EQ(out.exit_code, 4) << out.err;
+  EXPECT_NE(out.err.find("checkpoint " + checkpoint + " is of experiment 'blobs'"),
+            std::string::npos)
+      << out.err;
+}
+
+TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
+  const std::string dir = scratch_dir("resume_no_state");
+  write_file(dir + "/exp.toml",
+             experiment(dir + "/r.h5", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"));
+  const Output out = run_runner(plugins() + dir + "/exp.toml");
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_NE(out.err.find("strategy 'tensor' cannot save or load checkpoints"), std::string::npos)
+      << out.err;
+}
+
+}  // namespace
+}  // namespace runner::testing
