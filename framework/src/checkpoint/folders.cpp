@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 constexpr const char* kPrefix = "step-";
 
 // The step folders of the run, by global step.
-std::vector<fs::path> step_folders(const std::string& run_folder) {
+std::vector<fs::path> step_paths(const std::string& run_folder) {
   std::vector<fs::path> folders;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(run_folder, error)) {
@@ -43,6 +43,12 @@ bool is_complete(const fs::path& folder) {
 
 }  // namespace
 
+std::vector<std::string> step_folders(const std::string& run_folder) {
+  std::vector<std::string> folders;
+  for (const auto& folder : step_paths(run_folder)) folders.push_back(folder.string());
+  return folders;
+}
+
 std::string checkpoint_folder(const std::string& run_folder, int64_t global_step) {
   return (fs::path(run_folder) / fmt::format("{}{:09d}", kPrefix, global_step)).string();
 }
@@ -51,7 +57,7 @@ std::string shard_file(int rank) { return fmt::format("rank-{}.safetensors", ran
 
 std::vector<std::string> complete_checkpoints(const std::string& run_folder) {
   std::vector<std::string> complete;
-  for (const auto& folder : step_folders(run_folder))
+  for (const auto& folder : step_paths(run_folder))
     if (is_complete(folder)) complete.push_back(folder.string());
   return complete;
 }
@@ -65,7 +71,7 @@ std::optional<std::string> latest_complete(const std::string& run_folder) {
 void remove_after(const std::string& run_folder, int64_t global_step) {
   const std::string last_kept = checkpoint_folder(run_folder, global_step);
   std::error_code ignored;
-  for (const auto& folder : step_folders(run_folder))
+  for (const auto& folder : step_paths(run_folder))
     if (folder.string() > last_kept) fs::remove_all(folder, ignored);
 }
 
@@ -76,7 +82,7 @@ void prune(const std::string& run_folder, int64_t keep) {
                              ? complete[complete.size() - static_cast<size_t>(keep)]
                              : complete.front();
   std::error_code ignored;
-  for (const auto& folder : step_folders(run_folder)) {
+  for (const auto& folder : step_paths(run_folder)) {
     const bool older_than_kept = folder.string() < kept_from;
     const bool cut_short = folder.string() < complete.back() && !is_complete(folder);
     if (older_than_kept || cut_short) fs::remove_all(folder, ignored);

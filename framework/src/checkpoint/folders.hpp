@@ -13,6 +13,9 @@ inline constexpr const char* kManifestFile = "manifest.json";
 std::string checkpoint_folder(const std::string& run_folder, int64_t global_step);
 std::string shard_file(int rank);
 
+// Every step folder of the run folder, complete or not, oldest first.
+std::vector<std::string> step_folders(const std::string& run_folder);
+
 // The complete checkpoints of the run folder (a readable manifest, every shard it lists
 // there with its listed size), oldest first. A missing folder has none.
 std::vector<std::string> complete_checkpoints(const std::string& run_folder);

@@ -165,6 +165,7 @@ RunOutcome run_one(const SweepContext& c, OutsideRanks& outside, const config::R
                    size_t index, const ResumePlan& plan) {
   CheckpointSettings checkpoints = checkpoint_settings(run, c.results_path);
   checkpoints.resume_from = plan.checkpoint;
+  checkpoints.resume_verified = true;  // by the plan
   if (outside_launcher(c)) return outside.run(run, index, plan, checkpoints);
   if (local_world_size(run, ranks_of(run)) > 1) return launch_local_run(c, run, index, plan);
   return record_run(c, run, true, 1, "", plan, [&](results::RunWriter& writer) {

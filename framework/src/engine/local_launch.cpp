@@ -179,6 +179,7 @@ int run_launched_rank(const SweepContext& c) {
   try {
     CheckpointSettings checkpoints = checkpoint_settings(run, c.results_path);
     checkpoints.resume_from = env.resume_from;
+    checkpoints.resume_verified = true;  // by the launcher's plan
     results::Summary summary =
         train_as_rank(run, c.registry, c.console, *writer, place, store, checkpoints);
     c.console.run_finished(summary);

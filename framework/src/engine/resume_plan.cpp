@@ -27,15 +27,21 @@ bool is_checkpoint_of(const std::string& folder, const config::RunConfig& run) {
   return checkpoint::read_manifest(manifest_of(folder)).run_id == run.id;
 }
 
-// The newest complete checkpoint of the folder whose shards are whole.
+void warn_passed_over(std::ostream& warnings, const std::string& why) {
+  warnings << "runner: warning: " << why << "; an earlier checkpoint is taken\n";
+}
+
+// The newest checkpoint of the folder whose manifest reads and whose shards are whole. A
+// folder whose save was cut short (no manifest) is passed over in silence.
 std::optional<std::string> newest_intact(const std::string& run_folder, std::ostream& warnings) {
-  const auto complete = checkpoint::complete_checkpoints(run_folder);
-  for (auto it = complete.rbegin(); it != complete.rend(); ++it) {
+  const auto folders = checkpoint::step_folders(run_folder);
+  for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
+    if (!fs::exists(manifest_of(*it))) continue;
     try {
       checkpoint::verify(*it);
       return *it;
     } catch (const DataError& e) {
-      warnings << "runner: warning: " << e.what() << "; an earlier checkpoint is taken\n";
+      warn_passed_over(warnings, e.what());
     }
   }
   return std::nullopt;
@@ -82,8 +88,10 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const CheckpointSettings& settings,
                                              std::ostream& warnings) {
   if (!request) return std::nullopt;
-  if (names_a_checkpoint(request) && (only_run || is_checkpoint_of(*request, run)))
+  if (names_a_checkpoint(request) && (only_run || is_checkpoint_of(*request, run))) {
+    checkpoint::verify(*request);
     return *request;
+  }
   return newest_intact(resume_run_folder(request, run, settings), warnings);
 }
 

@@ -33,9 +33,9 @@ void check_resume_request(const ResumeRequest& request, const config::Experiment
 std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
                               const CheckpointSettings& settings);
 
-// The checkpoint the run goes on from, when it has one: the request's own checkpoint, else the
-// newest complete one whose shards match their digests. A damaged one is named on `warnings`
-// and an older one taken.
+// The checkpoint the run goes on from, when it has one, its shards checked against their
+// digests: the request's own checkpoint (DataError when damaged), else the newest one that is
+// whole; one that is not is named on `warnings` and an older one taken.
 // `only_run`: the experiment has no other run.
 std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const config::RunConfig& run, bool only_run,

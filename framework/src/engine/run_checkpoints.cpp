@@ -31,6 +31,13 @@ void set_rng_state(torch::Device device, const torch::Tensor& state) {
   generator.set_state(state);
 }
 
+// The run plan's peak of each rank: what the layout that wrote the checkpoint expected.
+std::vector<double> planned_bytes(const Session& s) {
+  std::vector<double> bytes;
+  for (const auto& rank : s.estimate.plan.ranks) bytes.push_back(rank.total());
+  return bytes;
+}
+
 std::string rank_prefix(int rank) { return fmt::format("engine/rank{}/", rank); }
 
 json pass_json(const TrainPass& pass) {
@@ -102,6 +109,9 @@ bool RunCheckpoints::due_after_epoch(int64_t epoch) const {
 
 void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass* pass,
                           const EarlierEpochs& earlier) {
+  const auto start = Clock::now();
+  writer_->finish();  // the previous save, when it is still being written
+  const double previous_s = seconds_since(start);
   std::vector<StatePiece> pieces =
       in_plugin_code(s_, "saving the strategy's state", [&] { return s_.strategy->state_pieces(); });
   const std::string mine = rank_prefix(s_.ranks.rank());
@@ -131,9 +141,19 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
               {"peak_memory_per_rank", s_.peak_memory_per_rank},
               {"tensor_peak_per_rank", s_.tensor_peak_per_rank},
               {"state_memory_per_rank", s_.state_memory_per_rank},
-              {"pass", pass ? pass_json(*pass) : json(nullptr)}};
+              {"pass", pass ? pass_json(*pass) : json(nullptr)},
+              {"config", s_.run.resolved_toml},
+              {"planned_bytes_per_rank", planned_bytes(s_)}};
   m.written_at = utc_now();
+  const auto copy_start = Clock::now();
   writer_->save(pieces, std::move(m));
+  double bytes = 0;
+  for (const auto& piece : pieces)
+    if (piece.saved) bytes += static_cast<double>(piece.values.nbytes());
+  s_.console.line(fmt::format("  checkpoint at step {}: training waited {:.3f} s ({:.3f} s for the "
+                              "previous save, {:.3f} s to copy {:.1f} MiB to host memory)",
+                              s_.global_step, seconds_since(start), previous_s,
+                              seconds_since(copy_start), bytes / (1 << 20)));
 }
 
 void RunCheckpoints::finish() {
@@ -149,7 +169,7 @@ ResumePoint RunCheckpoints::load() {
 ResumePoint RunCheckpoints::load_checkpoint() {
   if (settings_.resume_from.empty()) return {};
   const std::string& folder = settings_.resume_from;
-  checkpoint::verify(folder);
+  if (!settings_.resume_verified) checkpoint::verify(folder);
   checkpoint::CheckpointReader reader(folder);
   const checkpoint::Manifest& m = reader.manifest();
   const std::string experiment = s_.run.experiment.get_string("name");

@@ -7,6 +7,20 @@
 namespace runner::strategies {
 namespace {
 
+// Where `part` lies in its whole tensor of `whole_shape`: along the one dim where their sizes
+// differ, at this rank's share (tensor_parallel::part_of), or all of it.
+Placement placement_of(const std::string& name, const torch::Tensor& part,
+                       const std::vector<int64_t>& whole_shape, int rank_in_group) {
+  Placement placement = whole_placement(name, part);
+  placement.whole_shape = whole_shape;
+  for (size_t d = 0; d < whole_shape.size(); ++d)
+    if (part.size(static_cast<int64_t>(d)) != whole_shape[d]) {
+      placement.dim = static_cast<int64_t>(d);
+      placement.start = rank_in_group * part.size(static_cast<int64_t>(d));
+    }
+  return placement;
+}
+
 // The parameters split_tensor_parallel left whole: every rank of the group holds them alike.
 std::vector<torch::Tensor> whole_of(const std::vector<torch::Tensor>& parameters,
                                     const std::vector<torch::Tensor>& split) {
@@ -39,6 +53,7 @@ void TensorStrategy::setup(const StrategyContext& context) {
   // Every group splits the same weights: rank 0's, whatever each rank's initialization drew.
   broadcast_from_rank_zero(*model_, world);
   make_groups(world);
+  for (const auto& p : model_->parameters()) whole_shapes_[p.unsafeGetTensorImpl()] = p.sizes().vec();
   const std::vector<torch::Tensor> split = model_->split_tensor_parallel(group_);
   for (const auto& p : model_->parameters())
     if (p.requires_grad()) parameters_.push_back(p);
@@ -102,6 +117,39 @@ void TensorStrategy::set_learning_rate(double lr) { strategies::set_learning_rat
 // The groups split each epoch as ddp's ranks; the ranks of a group take the same samples.
 torch::Tensor TensorStrategy::shard_samples(const torch::Tensor& order, Split split) const {
   return replica_samples(order, split, replica_, replica_count_, options_.drop_last);
+}
+
+std::vector<std::vector<Placement>> TensorStrategy::placements() const {
+  const auto names = names_of(*model_);
+  std::vector<std::vector<Placement>> placements;
+  for (const auto& p : parameters_)
+    placements.push_back({placement_of(names.at(p.unsafeGetTensorImpl()), p,
+                                       whole_shapes_.at(p.unsafeGetTensorImpl()), group_->rank())});
+  return placements;
+}
+
+std::vector<StatePiece> TensorStrategy::state_pieces() {
+  if (!optimizer_state_) optimizer_state_ = std::make_unique<OptimizerState>(*optimizer_, placements());
+  const bool first_group = replica_ == 0, first_rank = first_group && group_->rank() == 0;
+  std::vector<StatePiece> pieces;
+  for (const auto& item : model_->named_parameters()) {
+    const torch::Tensor& p = item.value();
+    const Placement placement =
+        placement_of(item.key(), p, whole_shapes_.at(p.unsafeGetTensorImpl()), group_->rank());
+    const bool split = placement.dim >= 0;
+    pieces.push_back(piece_of(p.detach(), placement, "model/", split ? first_group : first_rank));
+  }
+  for (const auto& item : model_->named_buffers())
+    pieces.push_back(piece_of(item.value(), whole_placement(item.key(), item.value()), "model/",
+                              first_rank));
+  for (auto& piece : optimizer_state_->pieces(first_group)) pieces.push_back(std::move(piece));
+  for (auto& piece : step_->state_pieces(first_rank)) pieces.push_back(std::move(piece));
+  return pieces;
+}
+
+void TensorStrategy::state_loaded() {
+  optimizer_state_->loaded();
+  step_->state_loaded();
 }
 
 }  // namespace runner::strategies

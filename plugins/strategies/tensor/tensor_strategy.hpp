@@ -7,7 +7,10 @@
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/state_pieces.hpp>
 #include <runner/strategies/training_step.hpp>
+
+#include <unordered_map>
 
 namespace runner::strategies {
 
@@ -30,8 +33,14 @@ class TensorStrategy : public Strategy {
   // Every rank of a group computes the same loss and predictions: its first rank reports.
   bool reports_metrics() const override { return group_->rank() == 0; }
   torch::Tensor shard_samples(const torch::Tensor& order, Split split) const override;
+  // The first group's ranks save their parts of the split weights (and of their optimizer
+  // state) as narrowed pieces of the whole weights; its first rank the rest.
+  std::vector<StatePiece> state_pieces() override;
+  void state_loaded() override;
 
  private:
+  std::vector<std::vector<Placement>> placements() const;
+
   void make_groups(Communicator& world);
   void average_over_replicas();
 
@@ -43,6 +52,8 @@ class TensorStrategy : public Strategy {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<TrainingStep> step_;
+  std::unordered_map<const void*, std::vector<int64_t>> whole_shapes_;  // before the split
+  std::unique_ptr<OptimizerState> optimizer_state_;
 };
 
 }  // namespace runner::strategies

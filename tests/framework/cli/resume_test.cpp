@@ -105,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Layout{"single", "name = \"single\""},
                       Layout{"ddp", "name = \"ddp\"\nworld_size = 2\ntimeout_s = 30"},
                       Layout{"zero3", "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"}),
+                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"},
+                      Layout{"tensor", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"}),
     [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
 
 // A checkpoint written by 2 ranks after the first epoch goes on at 1 rank (single) and at 4
@@ -150,7 +151,8 @@ TEST_P(ResumedElsewhere, GoesOnAtOneAndFourRanks) {
 INSTANTIATE_TEST_SUITE_P(
     Strategies, ResumedElsewhere,
     ::testing::Values(Layout{"ddp", "name = \"ddp\"\ntimeout_s = 30"},
-                      Layout{"zero2", "name = \"zero\"\nstage = 2\ntimeout_s = 30"}),
+                      Layout{"zero2", "name = \"zero\"\nstage = 2\ntimeout_s = 30"},
+                      Layout{"tensor", "name = \"tensor\"\ndegree = 2\ntimeout_s = 30"}),
     [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
 
 // A sweep killed in its second run: --resume keeps the first, goes on with the second from its
@@ -218,6 +220,34 @@ TEST(Resume, PassesOverADamagedCheckpointForAnEarlierOne) {
   EXPECT_EQ(run.steps.size(), 48u);
 }
 
+// A checkpoint of a format this runner does not read: named when given, passed over with a
+// warning for the one before it when --resume looks for the latest.
+TEST(Resume, ACheckpointOfAnotherFormatIsNamedAndTheOneBeforeTaken) {
+  const std::string dir = scratch_dir("resume_format");
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  ASSERT_NE(run_runner(plugins() + "-q " + dir + "/exp.toml", "FIXTURE_KILL_AT_STEP=40").exit_code,
+            0);
+  const auto complete = checkpoint::complete_checkpoints(the_run(dir + "/r.h5").checkpoints);
+  ASSERT_GE(complete.size(), 2u);
+  const std::string manifest = complete.back() + "/manifest.json";
+  std::string text = read_file(manifest);
+  text.replace(text.find("\"format_version\": 1"), 19, "\"format_version\": 99");
+  write_file(manifest, text);
+
+  const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + complete.back());
+  EXPECT_EQ(named.exit_code, 4) << named.err;
+  EXPECT_NE(named.err.find(manifest + " is a checkpoint of format 99"), std::string::npos)
+      << named.err;
+  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.err.find("warning: " + manifest + " is a checkpoint of format 99"),
+            std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+      << latest.out;
+  EXPECT_EQ(the_run(dir + "/r.h5").status, results::Status::completed);
+}
+
 // A checkpoint of another model shape: one line naming the checkpoint and the tensor, exit 4,
 // and the checkpoint left as it was.
 TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
@@ -250,13 +280,17 @@ TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
       << out.err;
 }
 
-TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
+// zero with its optimizer state offloaded to files keeps it where checkpoints do not reach.
+TEST(Resume, AStateOutOfReachRefusesCheckpointsWithTheReason) {
   const std::string dir = scratch_dir("resume_no_state");
   write_file(dir + "/exp.toml",
-             experiment(dir + "/r.h5", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"));
+             experiment(dir + "/r.h5", "name = \"zero\"\noffload = \"nvme\"\noffload_dir = \"" +
+                                           dir + "/nvme\"\nworld_size = 2\ntimeout_s = 30"));
   const Output out = run_runner(plugins() + dir + "/exp.toml");
   EXPECT_EQ(out.exit_code, 2) << out.err;
-  EXPECT_NE(out.err.find("strategy 'tensor' cannot save or load checkpoints"), std::string::npos)
+  EXPECT_NE(out.err.find("strategy.offload = \"nvme\" keeps the optimizer state where "
+                         "checkpoints do not reach it"),
+            std::string::npos)
       << out.err;
 }
 

@@ -122,7 +122,7 @@ TEST(ConfigParse, AnUnknownSectionListsTheKnownOnes) {
   ConfigError e = parse_error(kMinimal + "[trian]\nepochs = 3\n");
   EXPECT_TRUE(Contains(e.what(), "exp.toml:6:2: unknown section [trian]; did you mean 'train'?"));
   EXPECT_TRUE(Contains(e.hint(),
-                       "known sections: experiment, train, optimizer, schedule, dataset, "
+                       "known sections: experiment, train, optimizer, schedule, checkpoint, dataset, "
                        "model, strategy, ops, sweep"));
 }
 

@@ -83,8 +83,18 @@ std::string expected_id(const std::string& text) {
   return hex;
 }
 
+// [checkpoint] says where and when a run saves, not what it trains: it is in the text, not
+// in the id.
+const std::string kCheckpointResolved =
+    "[checkpoint]\n"
+    "dir = \"\"\n"
+    "every_epochs = 0\n"
+    "every_steps = 0\n"
+    "keep = 2\n"
+    "\n";
+
 TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
-  EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml, kMinimalResolved);
+  EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml, kCheckpointResolved + kMinimalResolved);
 }
 
 TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
@@ -115,6 +125,13 @@ TEST(RunId, IsTheHashOfTheResolvedText) {
   EXPECT_EQ(run.id, expected_id(kMinimalResolved));
   EXPECT_EQ(run.id.size(), 12u);
   EXPECT_EQ(run.id.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(RunId, IsTheSameWhateverTheCheckpointSectionSays) {
+  const RunConfig saving =
+      parse(kMinimal + "[checkpoint]\nevery_steps = 10\nkeep = 3\ndir = \"elsewhere\"\n").runs[0];
+  EXPECT_EQ(saving.id, parse(kMinimal).runs[0].id);
+  EXPECT_TRUE(Contains(saving.resolved_toml, "[checkpoint]\ndir = \"elsewhere\"\n"));
 }
 
 TEST(RunId, IsTheSameForTheSameFile) {
