@@ -21,7 +21,8 @@ DataParallel::DataParallel(std::vector<torch::Device> devices, const StrategyCon
       step_(context.model, parameters_, context.techniques, devices.at(0), context.meter,
             [this](const torch::Tensor& inputs, bool checkpoint_layers) {
               return forward(inputs, checkpoint_layers);
-            }) {}
+            }),
+      state_(*context.model, *optimizer_, parameters_, step_, true) {}
 
 torch::Tensor DataParallel::forward(const torch::Tensor& inputs, bool checkpoint_layers) {
   std::vector<torch::Tensor> chunks = scatter(inputs, replicas_.size());  // (n_i, ...)

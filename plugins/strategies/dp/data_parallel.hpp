@@ -6,6 +6,7 @@
 #pragma once
 
 #include <runner/runner.hpp>
+#include <runner/strategies/replica_state.hpp>
 #include <runner/strategies/training_step.hpp>
 
 #include "replicas.hpp"
@@ -24,6 +25,10 @@ class DataParallel {
   // [0] is the master.
   const std::vector<std::shared_ptr<Model>>& replicas() const { return replicas_.models(); }
 
+  // The master's state: the replicas take its values before each step.
+  std::vector<StatePiece> state_pieces() { return state_.pieces(); }
+  void state_loaded() { state_.loaded(); }
+
  private:
   // (N, ...) on devices[0] -> the replicas' outputs (N, ...) gathered on devices[0].
   torch::Tensor forward(const torch::Tensor& inputs, bool checkpoint_layers);
@@ -32,6 +37,7 @@ class DataParallel {
   std::vector<torch::Tensor> parameters_;  // the master's
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   TrainingStep step_;
+  ReplicaState state_;
 };
 
 }  // namespace runner::strategies

@@ -19,6 +19,8 @@ class DpStrategy : public Strategy {
   StepResult train_step(const Batch& batch) override;
   StepResult eval_step(const Batch& batch) override;
   void set_learning_rate(double lr) override;
+  std::vector<StatePiece> state_pieces() override { return parallel_->state_pieces(); }
+  void state_loaded() override { parallel_->state_loaded(); }
 
  private:
   std::vector<int64_t> requested_;

@@ -185,6 +185,42 @@ TEST(DataParallel, TheLearningRateCanChangeBetweenSteps) {
   expect_equal_parameters(*master, before, "after a step with learning rate 0");
 }
 
+// The saved values of every piece a strategy saves, by name.
+std::map<std::string, torch::Tensor> saved_values(std::vector<StatePiece> pieces) {
+  std::map<std::string, torch::Tensor> values;
+  for (const auto& piece : pieces)
+    if (piece.saved) values[piece.name] = piece.values.detach().clone();
+  return values;
+}
+
+// A checkpoint taken after 3 steps and loaded into another dp (its model initialized apart)
+// goes on as the dp that was never stopped: the master's weights and the momentum of SGD.
+TEST(DataParallel, ItsStateLoadedIntoAnotherGoesOnAlike) {
+  auto master = seeded_model();
+  DataParallel dp(cpus(2), context_for(master, torch::kCPU));
+  std::vector<Batch> batches;
+  for (int step = 0; step < 6; ++step) batches.push_back(random_batch(6));
+  for (int step = 0; step < 3; ++step) dp.train_step(batches[step]);
+  const auto saved = saved_values(dp.state_pieces());
+  EXPECT_TRUE(saved.count("model/first.weight"));
+  EXPECT_TRUE(saved.count("optimizer/momentum_buffer/first.weight"));
+
+  torch::manual_seed(99);
+  auto other_master = std::make_shared<TinyClassifier>();
+  DataParallel other(cpus(2), context_for(other_master, torch::kCPU));
+  for (const auto& piece : other.state_pieces()) {
+    torch::NoGradGuard no_grad;
+    piece.values.copy_(saved.at(piece.name));
+  }
+  other.state_loaded();
+  for (int step = 3; step < 6; ++step) {
+    const StepResult ours = other.train_step(batches[step]);
+    const StepResult theirs = dp.train_step(batches[step]);
+    EXPECT_TRUE(torch::equal(ours.loss, theirs.loss)) << "step " << step;
+  }
+  expect_equal_parameters(*other_master, snapshot(*master), "after 3 more steps");
+}
+
 TEST(DataParallel, AReplicaUnlikeTheMasterIsRefused) {
   auto master = seeded_model();
   master->to(torch::kFloat64);  // make_model still builds float32 models
