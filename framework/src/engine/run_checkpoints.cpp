@@ -89,8 +89,9 @@ RunCheckpoints::RunCheckpoints(Session& s, CheckpointSettings settings)
                               .empty();
   if (!has_state)
     throw ConfigError("strategy '" + s_.run.strategy.name + "' cannot save or load checkpoints",
-                      "remove [checkpoint] every_epochs and every_steps, or use single, ddp "
-                      "or zero");
+                      "it lists no training state (Strategy::state_pieces): remove "
+                      "[checkpoint] every_epochs and every_steps, or use a strategy that saves "
+                      "(single, dp, ddp, zero, pipeline, tensor)");
   if (settings_.saves())
     writer_ = std::make_unique<checkpoint::ShardWriter>(settings_.run_folder, settings_.keep,
                                                          s_.ranks.rank(), s_.ranks.world_size());

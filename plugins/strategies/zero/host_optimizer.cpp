@@ -54,4 +54,9 @@ torch::Tensor HostOptimizer::step(LossClosure closure) {
   return loss;
 }
 
+void HostOptimizer::masters_loaded() {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < masters_.size(); ++i) host_[i].copy_(masters_[i]);
+}
+
 }  // namespace runner::strategies

@@ -21,6 +21,9 @@ class HostOptimizer : public torch::optim::Optimizer {
 
   // The host copies the inner optimizer steps (their state is its state).
   const torch::optim::Optimizer& on_host() const { return *host_optimizer_; }
+  torch::optim::Optimizer& on_host() { return *host_optimizer_; }
+  // The masters' values into the host copies: after a checkpoint was loaded into the masters.
+  void masters_loaded();
 
  private:
   HostOptimizer(const std::vector<torch::Tensor>& masters, std::vector<torch::Tensor> host,

@@ -54,21 +54,48 @@ OffloadedOptimizer::~OffloadedOptimizer() {
   fs::remove_all(folder_, ignored);
 }
 
-void OffloadedOptimizer::step_part(size_t i) {
-  torch::optim::Optimizer& part = *parts_[i];
-  const fs::path& file = files_[i];
-  part.param_groups()[0].options().set_lr(param_groups()[0].options().get_lr());
+// Throws a RunError naming the file.
+template <typename Action>
+void on_state_file(const fs::path& file, Action&& action) {
   try {
-    if (fs::exists(file)) torch::load(part, file.string());
-    part.step();
-    const fs::path written = file.string() + ".tmp";
-    torch::save(part, written.string());
-    fs::rename(written, file);
+    action();
   } catch (const std::exception& e) {
     throw RunError("offloaded optimizer state " + file.string() + ": " + e.what(),
                    "check the disk of strategy.offload_dir has room for the optimizer state");
   }
-  part.state().clear();
+}
+
+void OffloadedOptimizer::read_part(size_t i) {
+  const fs::path& file = files_[i];
+  on_state_file(file, [&] {
+    if (fs::exists(file)) torch::load(*parts_[i], file.string());
+  });
+}
+
+void OffloadedOptimizer::write_part(size_t i) {
+  const fs::path& file = files_[i];
+  on_state_file(file, [&] {
+    const fs::path written = file.string() + ".tmp";
+    torch::save(*parts_[i], written.string());
+    fs::rename(written, file);
+  });
+  parts_[i]->state().clear();
+}
+
+void OffloadedOptimizer::step_part(size_t i) {
+  torch::optim::Optimizer& part = *parts_[i];
+  part.param_groups()[0].options().set_lr(param_groups()[0].options().get_lr());
+  read_part(i);
+  on_state_file(files_[i], [&] { part.step(); });
+  write_part(i);
+}
+
+void OffloadedOptimizer::read_in() {
+  for (size_t i = 0; i < parts_.size(); ++i) read_part(i);
+}
+
+void OffloadedOptimizer::write_out() {
+  for (size_t i = 0; i < parts_.size(); ++i) write_part(i);
 }
 
 torch::Tensor OffloadedOptimizer::step(LossClosure closure) {

@@ -26,6 +26,14 @@ class OffloadedOptimizer : public torch::optim::Optimizer {
   // file when one cannot be read or written (a full disk).
   torch::Tensor step(LossClosure closure = nullptr) override;
 
+  // For a checkpoint: every part's state read in from its file (a part never stepped has
+  // none), each part's optimizer then holding it until its next step; and after a checkpoint's
+  // state was loaded into them, every part's state written to its file and dropped.
+  void read_in();
+  void write_out();
+  size_t part_count() const { return parts_.size(); }
+  torch::optim::Optimizer& part(size_t i) { return *parts_[i]; }
+
   const std::filesystem::path& folder() const { return folder_; }
   // Bytes of the parts' state files.
   uintmax_t bytes_on_disk() const;
@@ -35,6 +43,8 @@ class OffloadedOptimizer : public torch::optim::Optimizer {
                      std::vector<std::unique_ptr<torch::optim::Optimizer>> parts,
                      std::filesystem::path folder);
   void step_part(size_t i);
+  void read_part(size_t i);
+  void write_part(size_t i);  // then dropped from memory
 
   std::vector<std::unique_ptr<torch::optim::Optimizer>> parts_;
   std::vector<std::filesystem::path> files_;

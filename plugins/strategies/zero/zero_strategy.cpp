@@ -177,14 +177,25 @@ torch::Tensor ZeroStrategy::shard_samples(const torch::Tensor& order, Split spli
                          options_.drop_last);
 }
 
+std::vector<std::unique_ptr<OptimizerState>> ZeroStrategy::optimizer_states() {
+  const auto placements = master_placements(units_, *model_);
+  std::vector<std::unique_ptr<OptimizerState>> states;
+  if (auto* offloaded = dynamic_cast<OffloadedOptimizer*>(optimizer_.get())) {
+    offloaded->read_in();
+    for (size_t i = 0; i < offloaded->part_count(); ++i) {
+      std::vector<std::vector<Placement>> part_placements{placements[i]};
+      states.push_back(std::make_unique<OptimizerState>(offloaded->part(i), part_placements));
+    }
+    return states;
+  }
+  auto* host = dynamic_cast<HostOptimizer*>(optimizer_.get());
+  states.push_back(
+      std::make_unique<OptimizerState>(host ? host->on_host() : *optimizer_, placements));
+  return states;
+}
+
 std::vector<StatePiece> ZeroStrategy::state_pieces() {
-  if (options_.offload != "none")
-    throw ConfigError("strategy.offload = \"" + options_.offload +
-                          "\" keeps the optimizer state where checkpoints do not reach it",
-                      "set strategy.offload = \"none\" to save checkpoints of this run");
-  if (!optimizer_state_)
-    optimizer_state_ =
-        std::make_unique<OptimizerState>(*optimizer_, master_placements(units_, *model_));
+  optimizer_states_ = optimizer_states();
   const bool first = communicator_->rank() == 0;
   std::vector<StatePiece> pieces;
   const auto placements = master_placements(units_, *model_);
@@ -200,14 +211,19 @@ std::vector<StatePiece> ZeroStrategy::state_pieces() {
   };
   for (const auto& item : model_->named_parameters()) add_whole(item.key(), item.value());
   for (const auto& item : model_->named_buffers()) add_whole(item.key(), item.value());
-  for (auto& piece : optimizer_state_->pieces(true)) pieces.push_back(std::move(piece));
+  for (auto& state : optimizer_states_)
+    for (auto& piece : state->pieces(true)) pieces.push_back(std::move(piece));
   for (auto& piece : step_->state_pieces(first)) pieces.push_back(std::move(piece));
   return pieces;
 }
 
+// The masters were loaded: the host copies (offload cpu) and the parameters take their
+// values; offload nvme writes the parts' loaded state to its files.
 void ZeroStrategy::state_loaded() {
-  optimizer_state_->loaded();
+  for (auto& state : optimizer_states_) state->loaded();
   step_->state_loaded();
+  if (auto* host = dynamic_cast<HostOptimizer*>(optimizer_.get())) host->masters_loaded();
+  if (auto* offloaded = dynamic_cast<OffloadedOptimizer*>(optimizer_.get())) offloaded->write_out();
   share_updates();
 }
 

@@ -67,7 +67,10 @@ class ZeroStrategy : public Strategy {
   std::unique_ptr<GradientReduction> reduction_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<TrainingStep> step_;
-  std::unique_ptr<OptimizerState> optimizer_state_;
+  // The optimizer's state as checkpoint pieces: one for the masters' optimizer (or for the
+  // host copies' with offload cpu), one per part with offload nvme.
+  std::vector<std::unique_ptr<OptimizerState>> optimizer_states();
+  std::vector<std::unique_ptr<OptimizerState>> optimizer_states_;
 };
 
 }  // namespace runner::strategies

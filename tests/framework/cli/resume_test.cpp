@@ -106,7 +106,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Layout{"ddp", "name = \"ddp\"\nworld_size = 2\ntimeout_s = 30"},
                       Layout{"zero3", "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30"},
                       Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"tensor", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"}),
+                      Layout{"tensor", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"},
+                      Layout{"zero2_nvme", "name = \"zero\"\nstage = 2\noffload = \"nvme\"\n"
+                                           "world_size = 2\ntimeout_s = 30"}),
     [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
 
 // A checkpoint written by 2 ranks after the first epoch goes on at 1 rank (single) and at 4
@@ -280,16 +282,14 @@ TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
       << out.err;
 }
 
-// zero with its optimizer state offloaded to files keeps it where checkpoints do not reach.
-TEST(Resume, AStateOutOfReachRefusesCheckpointsWithTheReason) {
+// A strategy that lists no training state (one written before checkpoints): [checkpoint] is
+// refused with the reason, and so is --resume.
+TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
   const std::string dir = scratch_dir("resume_no_state");
-  write_file(dir + "/exp.toml",
-             experiment(dir + "/r.h5", "name = \"zero\"\noffload = \"nvme\"\noffload_dir = \"" +
-                                           dir + "/nvme\"\nworld_size = 2\ntimeout_s = 30"));
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"fixture_plain\""));
   const Output out = run_runner(plugins() + dir + "/exp.toml");
   EXPECT_EQ(out.exit_code, 2) << out.err;
-  EXPECT_NE(out.err.find("strategy.offload = \"nvme\" keeps the optimizer state where "
-                         "checkpoints do not reach it"),
+  EXPECT_NE(out.err.find("strategy 'fixture_plain' cannot save or load checkpoints"),
             std::string::npos)
       << out.err;
 }

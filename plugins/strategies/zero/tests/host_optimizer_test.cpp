@@ -3,6 +3,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <runner/strategies/state_pieces.hpp>
+
 #include "../host_optimizer.hpp"
 
 namespace runner::testing {
@@ -42,6 +44,45 @@ TEST(HostOptimizer, StepsAsTheOptimizerWouldAndKeepsItsStateOnTheHostSide) {
   }
   EXPECT_TRUE(host.state().empty());
   EXPECT_EQ(host.on_host().state().size(), plain.size());
+}
+
+// A checkpoint after 5 steps, loaded into another host optimizer (masters first, then the
+// optimizer's state, then masters_loaded()), goes on as the one never stopped.
+TEST(HostOptimizer, ItsStateLoadedIntoAnotherGoesOnAlike) {
+  std::vector<torch::Tensor> first = leaves(4), second = leaves(9);
+  HostOptimizer running(first, adam);
+  for (int step = 0; step < 5; ++step) {
+    give_gradients(first, step);
+    running.step();
+  }
+  const std::vector<std::vector<strategies::Placement>> placements = {
+      {strategies::whole_placement("a", first[0])}, {strategies::whole_placement("b", first[1])}};
+  strategies::OptimizerState saving(running.on_host(), placements);
+  std::map<std::string, torch::Tensor> saved;
+  for (const auto& piece : saving.pieces(true)) saved[piece.name] = piece.values.clone();
+  EXPECT_TRUE(saved.count("optimizer/exp_avg/a"));
+  EXPECT_EQ(saved.at("optimizer/step/b").item<int64_t>(), 5);
+
+  HostOptimizer resumed(second, adam);
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < first.size(); ++i) second[i].copy_(first[i]);
+  }
+  strategies::OptimizerState loading(resumed.on_host(), placements);
+  for (const auto& piece : loading.pieces(true)) {
+    torch::NoGradGuard no_grad;
+    piece.values.copy_(saved.at(piece.name));
+  }
+  loading.loaded();
+  resumed.masters_loaded();
+  for (int step = 5; step < 10; ++step) {
+    give_gradients(first, step);
+    give_gradients(second, step);
+    running.step();
+    resumed.step();
+    for (size_t i = 0; i < first.size(); ++i)
+      ASSERT_TRUE(torch::equal(second[i], first[i])) << "step " << step << " tensor " << i;
+  }
 }
 
 }  // namespace
