@@ -15,7 +15,7 @@ using runner::testing::load_error;
 
 TEST(Library, LoadsAGoodPluginAndListsItsComponents) {
   auto library = Library::load(fixture_library("good"));
-  ASSERT_EQ(library->components().size(), 6u);
+  ASSERT_EQ(library->components().size(), 7u);
   EXPECT_EQ(library->components()[0].name, "blobs");
   EXPECT_EQ(library->components()[0].kind, Kind::dataset);
   EXPECT_EQ(library->components()[1].name, "linear_probe");
