@@ -4,6 +4,7 @@
 
 #include "results/attributes.hpp"
 #include "results/disk_reserve.hpp"
+#include "results/global_heaps.hpp"
 #include "results/results.hpp"
 #include "results/schema.hpp"
 
@@ -68,6 +69,7 @@ Handle open_hdf5(const std::string& path, unsigned access) {
 
 Handle open_existing(const std::string& path, unsigned access) {
   require_hdf5(path);
+  check_global_heaps(path);
   Handle file = open_hdf5(path, access);
   const bool writes = access == H5F_ACC_RDWR;
   const Versions versions{writes ? kFormatVersion : kOldestReadableVersion, kFormatVersion};

@@ -1,5 +1,5 @@
-// What the config tests share: a SchemaSource with a few components shaped like the real
-// plugins (so no plugin is loaded), a minimal experiment, and helpers to catch and read errors.
+// What the config tests share: the fake schemas (fake_schemas.hpp), a minimal experiment, and
+// helpers to catch and read errors.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,63 +10,10 @@
 #include <vector>
 
 #include "config/experiment.hpp"
+#include "fake_schemas.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::config::test {
-
-class FakeSchemas : public SchemaSource {
- public:
-  FakeSchemas() {
-    Schema mnist;
-    mnist.text("data_dir", std::nullopt, "Folder with the MNIST files");
-    mnist.integer("train_size", 0, "Samples to use; 0: all", 0);
-    add(Kind::dataset, "mnist", mnist);
-
-    Schema lenet5;
-    lenet5.text("activation", "relu", "Activation op");
-    add(Kind::model, "lenet5", lenet5);
-    Schema mlp;
-    mlp.add({"hidden",
-             KeyType::integer_list,
-             Value(std::vector<int64_t>{128}),
-             "Layer widths",
-             1,
-             std::nullopt,
-             {}});
-    add(Kind::model, "mlp", mlp);
-
-    add(Kind::strategy, "single", Schema());
-    Schema ddp;
-    ddp.text("backend", "gloo", "Process group backend", {"gloo", "nccl"});
-    add(Kind::strategy, "ddp", ddp);
-    Schema pipeline;
-    pipeline.integer("stages", std::nullopt, "Pipeline stages", 1);
-    add(Kind::strategy, "pipeline", pipeline);
-
-    Schema gelu;
-    gelu.text("approximate", "none", "Approximation", {"none", "tanh"});
-    add(Kind::op, "gelu", gelu);
-  }
-
-  const Schema* schema(Kind kind, const std::string& name) const override {
-    auto it = schemas_.find({kind, name});
-    return it == schemas_.end() ? nullptr : &it->second;
-  }
-
-  std::vector<std::string> names(Kind kind) const override {
-    std::vector<std::string> out;
-    for (const auto& [key, schema] : schemas_)
-      if (key.first == kind) out.push_back(key.second);
-    return out;
-  }
-
- private:
-  void add(Kind kind, const std::string& name, Schema schema) {
-    schemas_[{kind, name}] = std::move(schema);
-  }
-
-  std::map<std::pair<Kind, std::string>, Schema> schemas_;
-};
 
 // The smallest valid experiment; tests append what they check.
 inline const std::string kMinimal =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -68,6 +69,45 @@ void set_root_string_attribute(const std::string& path, const char* name, const 
   H5Tset_size(type, H5T_VARIABLE);
   set_root_attribute(path, name, type, &value);
   H5Tclose(type);
+}
+
+// The free-space entry that ends the file's first global heap collection, by the published
+// layout: a 16-byte collection header, then objects of a 16-byte header (index, references,
+// reserved, size) and their data padded to 8 bytes; index 0 is the free space.
+std::streamoff free_space_entry(const std::string& bytes) {
+  const size_t collection = bytes.find("GCOL");
+  size_t p = collection + 16;
+  for (;;) {
+    uint16_t index = 0;
+    uint64_t size = 0;
+    std::memcpy(&index, bytes.data() + p, 2);
+    std::memcpy(&size, bytes.data() + p + 8, 8);
+    if (index == 0) return static_cast<std::streamoff>(p);
+    p += 16 + (size + 7) / 8 * 8;
+  }
+}
+
+// A free-space entry of size 0 makes HDF5 1.10 read the collection forever (found by the
+// results fuzzer): the file is refused before HDF5 reads it.
+TEST(ResultsErrors, AGlobalHeapHDF5WouldReadForeverIsRefused) {
+  ScratchFolder dir;
+  const std::string path = dir.file("heap.h5");
+  ResultsFile::open(path)->begin_run(sample_header("r1"))->append_epoch(sample_epoch(1));
+  const std::string bytes = read_text(path);
+  const std::streamoff entry = free_space_entry(bytes);
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(entry + 8);
+    const char zeros[8] = {};
+    file.write(zeros, sizeof zeros);
+  }
+  const std::string message = data_error_message([&] { read_runs(path); });
+  EXPECT_NE(message.find(path + ": damaged: the global heap at byte " +
+                         std::to_string(bytes.find("GCOL"))),
+            std::string::npos)
+      << message;
+  EXPECT_NE(data_error_message([&] { ResultsFile::open(path); }).find("global heap"),
+            std::string::npos);
 }
 
 TEST(ResultsErrors, MissingFileIsNamed) {

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The guards of hostile input, for CI (tools/setup.sh must have run): a second build with
+# clang, AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/), then
+#   - the torch-free suites run sanitized: config (the TOML reader, overrides, sweeps), results
+#     (the HDF5 writer and reader), report and launch. They hold the parsers of untrusted text
+#     and files and build in a few minutes; the suites that link LibTorch are left out, as
+#     Debian's LibTorch is not built with the sanitizers and its headers take most of a build.
+#   - config_fuzzer (runner's own TOML reading, overrides, validation, sweeps) runs
+#     FUZZ_SECONDS (default 60) over its seed corpus (tests/fuzz/corpus/config); a crash, a
+#     leak or an input slower than 10 s fails, and the input is left in build-sanitize/fuzz/
+#     to be added to the corpus as a regression input.
+#   - results_fuzzer replays its corpus (tests/fuzz/corpus/results: a good file and the
+#     damaged ones it found) and must get through every input. It is not run free here: left to
+#     mutate, it finds crashes inside libhdf5 1.10 itself within a minute (tests/fuzz/findings),
+#     which would fail CI at random.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+
+missing=()
+for p in clang libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+fi
+
+suites=(config_test results_test report_test launch_test)
+fuzzers=(config results)
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNNER_SANITIZE=ON -DRUNNER_FUZZ=ON \
+  >/dev/null
+cmake --build build-sanitize --target "${suites[@]}" "${fuzzers[@]/%/_fuzzer}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
+for suite in "${suites[@]}"; do
+  echo "== $suite (sanitized)"
+  OPENBLAS_NUM_THREADS=1 "build-sanitize/tests/$suite" --gtest_brief=1
+done
+
+fuzz_options=(-timeout=10 -rss_limit_mb=4096 -max_len=131072 -print_final_stats=1)
+echo "== config_fuzzer, ${seconds} s"
+work=build-sanitize/fuzz/config
+rm -rf "$work" && mkdir -p "$work/corpus"
+build-sanitize/fuzz/config_fuzzer -max_total_time="$seconds" "${fuzz_options[@]}" \
+  -artifact_prefix="$work/" "$work/corpus" tests/fuzz/corpus/config 2>&1 | tail -n 8
+echo "== results_fuzzer, its corpus replayed"
+build-sanitize/fuzz/results_fuzzer -runs=0 "${fuzz_options[@]}" tests/fuzz/corpus/results 2>&1 |
+  tail -n 3
