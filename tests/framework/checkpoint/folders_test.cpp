@@ -62,26 +62,28 @@ TEST(CheckpointFolders, PruneKeepsTheLatestAndClearsSavesCutShort) {
                                             "step-000000007"}));
 }
 
-TEST(CheckpointManifest, AnotherFormatVersionIsRefusedNamingTheFile) {
-  const std::string folder = write_checkpoint(fresh_folder("version"), 1, two_shards());
-  const std::string path = folder + "/manifest.json";
+// The manifest of a fresh checkpoint with `from` replaced by `to`; its path.
+std::string edited_manifest(const std::string& name, const std::string& from,
+                            const std::string& to) {
+  const std::string path = write_checkpoint(fresh_folder(name), 1, two_shards()) + "/manifest.json";
   std::ifstream in(path);
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  text.replace(text.find("\"format_version\": 1"), 19, "\"format_version\": 99");
+  text.replace(text.find(from), from.size(), to);
   std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CheckpointManifest, AnotherFormatVersionIsRefusedNamingTheFile) {
+  const std::string path =
+      edited_manifest("version", "\"format_version\": 1", "\"format_version\": 99");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
   EXPECT_NE(message.find(path), std::string::npos) << message;
   EXPECT_NE(message.find("format 99"), std::string::npos) << message;
-  EXPECT_TRUE(checkpoint::complete_checkpoints(fs::path(folder).parent_path()).empty());
+  EXPECT_TRUE(checkpoint::complete_checkpoints(fs::path(path).parent_path().parent_path()).empty());
 }
 
 TEST(CheckpointManifest, AShardOutsideItsFolderIsRefused) {
-  const std::string folder = write_checkpoint(fresh_folder("outside"), 1, two_shards());
-  const std::string path = folder + "/manifest.json";
-  std::ifstream in(path);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  text.replace(text.find("rank-1.safetensors"), 18, "../../etc/passwd00");
-  std::ofstream(path) << text;
+  const std::string path = edited_manifest("outside", "rank-1.safetensors", "../../etc/passwd00");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
   EXPECT_NE(message.find("outside its folder"), std::string::npos) << message;
 }

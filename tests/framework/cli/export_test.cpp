@@ -24,18 +24,21 @@ std::pair<int, std::string> shell(const std::string& command) {
   return {WEXITSTATUS(status), out};
 }
 
-std::string layered_experiment(const std::string& results, const std::string& checkpoint) {
-  std::string text = blobs_experiment(results, "[optimizer]\nname = \"adam\"\nlr = 0.01\n" + checkpoint);
+// The layered fixture model trained with adam in `dir`, with `checkpoint` (a [checkpoint]
+// section or nothing): its run.
+results::RunRecord trained_run(const std::string& dir, const std::string& checkpoint) {
+  std::string text =
+      blobs_experiment(dir + "/r.h5", "[optimizer]\nname = \"adam\"\nlr = 0.01\n" + checkpoint);
   text.replace(text.find("linear_probe"), 12, "layered_probe");
-  return text;
+  write_file(dir + "/exp.toml", text);
+  EXPECT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
+            0);
+  return results::read_runs(dir + "/r.h5").at(0);
 }
 
 TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
   const std::string dir = scratch_dir("export");
-  write_file(dir + "/exp.toml", layered_experiment(dir + "/r.h5", "[checkpoint]\nevery_epochs = 1\n"));
-  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
-            0);
-  const results::RunRecord run = results::read_runs(dir + "/r.h5").at(0);
+  const results::RunRecord run = trained_run(dir, "[checkpoint]\nevery_epochs = 1\n");
   const Output out = run_runner("export " + dir + "/r.h5 " + run.header.run_id);
   ASSERT_EQ(out.exit_code, 0) << out.err;
   const std::string stem = dir + "/r-" + run.group;
@@ -61,10 +64,7 @@ TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
 
 TEST(Export, ARunWithoutCheckpointsOrANameOfNoRunIsRefused) {
   const std::string dir = scratch_dir("export_refused");
-  write_file(dir + "/exp.toml", layered_experiment(dir + "/r.h5", ""));
-  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
-            0);
-  const results::RunRecord run = results::read_runs(dir + "/r.h5").at(0);
+  const results::RunRecord run = trained_run(dir, "");
   Output out = run_runner("export " + dir + "/r.h5 " + run.group);
   EXPECT_EQ(out.exit_code, 4);
   EXPECT_NE(out.err.find("run " + run.group + " of " + dir + "/r.h5 saved no checkpoints"),

@@ -250,13 +250,18 @@ TEST(Resume, ACheckpointOfAnotherFormatIsNamedAndTheOneBeforeTaken) {
   EXPECT_EQ(the_run(dir + "/r.h5").status, results::Status::completed);
 }
 
+// The last checkpoint of a completed single run in `dir`.
+std::string a_completed_runs_checkpoint(const std::string& dir) {
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  EXPECT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
+  return checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints).value_or("");
+}
+
 // A checkpoint of another model shape: one line naming the checkpoint and the tensor, exit 4,
 // and the checkpoint left as it was.
 TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
   const std::string dir = scratch_dir("resume_other_shape");
-  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
-  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
-  const std::string checkpoint = *checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints);
+  const std::string checkpoint = a_completed_runs_checkpoint(dir);
   std::string wider = experiment(dir + "/wider.h5", "name = \"single\"");
   wider.replace(wider.find("name = \"layered_probe\""), 22, "name = \"layered_probe\"\nhidden = 24");
   write_file(dir + "/wider.toml", wider);
@@ -269,9 +274,7 @@ TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
 
 TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
   const std::string dir = scratch_dir("resume_other_experiment");
-  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
-  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
-  const std::string checkpoint = *checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints);
+  const std::string checkpoint = a_completed_runs_checkpoint(dir);
   std::string other = experiment(dir + "/other.h5", "name = \"single\"");
   other.replace(other.find("name = \"blobs\""), 14, "name = \"other\"");
   write_file(dir + "/other.toml", other);
