@@ -151,10 +151,11 @@ class OutsideRanks {
 // The plan of --resume for this process: rank 0 (or the only writer) plans from the results
 // file; the other ranks of an outside launch need only the checkpoint.
 ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
-                       const CheckpointSettings& checkpoints) {
+                       const CheckpointSettings& checkpoints,
+                       const std::vector<results::RunRecord>& earlier_runs) {
   const bool only_run = c.experiment.runs.size() == 1;
   if (!outside_launcher(c) || c.launch.environment.rank == 0)
-    return plan_resume(c.launch.resume, run, only_run, checkpoints, c.results_path, c.errors);
+    return plan_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs, c.errors);
   ResumePlan plan;
   plan.checkpoint =
       resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.errors).value_or("");
@@ -209,9 +210,11 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   check_resume_request(launch.resume, experiment);
   const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
   std::set<std::string> groups_before;
+  std::vector<results::RunRecord> earlier_runs;
   if (writes) {
     results::ResultsFile::open(c.results_path);  // a bad file fails before any run starts
-    groups_before = run_groups(c.results_path);
+    earlier_runs = results::read_runs(c.results_path);
+    for (const auto& record : earlier_runs) groups_before.insert(record.group);
   }
   OutsideRanks outside(c);
   std::vector<int> failed;
@@ -223,7 +226,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    const ResumePlan plan = resume_plan(c, run, checkpoint_settings(run, c.results_path));
+    const ResumePlan plan =
+        resume_plan(c, run, checkpoint_settings(run, c.results_path), earlier_runs);
     groups_now.insert(plan.group);
     if (plan.action == ResumePlan::Action::keep) {
       console.line("  completed earlier: kept");

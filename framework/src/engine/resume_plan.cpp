@@ -7,7 +7,6 @@
 #include "checkpoint/folders.hpp"
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/reader.hpp"
-#include "results/results.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::engine {
@@ -48,12 +47,11 @@ std::optional<std::string> newest_intact(const std::string& run_folder, std::ost
 }
 
 // The run's last group in the results file, when it has one.
-std::optional<results::RunRecord> last_record(const std::string& results_path,
-                                              const std::string& run_id) {
-  if (!fs::exists(results_path)) return std::nullopt;
-  std::optional<results::RunRecord> last;
-  for (auto& record : results::read_runs(results_path))
-    if (record.header.run_id == run_id) last = std::move(record);
+const results::RunRecord* last_record(const std::vector<results::RunRecord>& runs,
+                                      const std::string& run_id) {
+  const results::RunRecord* last = nullptr;
+  for (const auto& record : runs)
+    if (record.header.run_id == run_id) last = &record;
   return last;
 }
 
@@ -96,11 +94,12 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
 }
 
 ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
-                       const CheckpointSettings& settings, const std::string& results_path,
+                       const CheckpointSettings& settings,
+                       const std::vector<results::RunRecord>& earlier_runs,
                        std::ostream& warnings) {
   ResumePlan plan;
   if (!request) return plan;
-  const auto last = last_record(results_path, run.id);
+  const results::RunRecord* last = last_record(earlier_runs, run.id);
   if (last && last->status == results::Status::completed)
     return {ResumePlan::Action::keep, last->group, "", 0, 0};
   if (last) {

@@ -9,6 +9,7 @@
 
 #include "config/experiment.hpp"
 #include "engine/checkpoint_settings.hpp"
+#include "results/results.hpp"
 
 namespace runner::engine {
 
@@ -42,9 +43,11 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const CheckpointSettings& settings,
                                              std::ostream& warnings);
 
-// The plan for `run` from the results file's last group of its id and its checkpoints.
+// The plan for `run` from the last of `earlier_runs` (the results file's runs when the sweep
+// began: read once, not once a run) of its id, and from its checkpoints.
 ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
-                       const CheckpointSettings& settings, const std::string& results_path,
+                       const CheckpointSettings& settings,
+                       const std::vector<results::RunRecord>& earlier_runs,
                        std::ostream& warnings);
 
 }  // namespace runner::engine
