@@ -96,6 +96,10 @@ void Hdf5RunWriter::resume_from(const std::string& checkpoint, size_t epochs, si
     cut_records(epoch_group.get(), epoch_layout(), epochs);
     Handle step_group = open_group(run, schema::kSteps);
     cut_records(step_group.get(), step_layout(), steps);
+    // A run killed between its summary and its final status wrote a summary the run that
+    // goes on writes again.
+    if (has_member(run, schema::kSummary))
+      check(H5Ldelete(run, schema::kSummary, H5P_DEFAULT), "cannot remove the old summary");
     write_string_attribute(run, schema::kResumedFrom, checkpoint);
     write_run_status(run, Status::running, "", "");
   });

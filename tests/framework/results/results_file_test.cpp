@@ -238,6 +238,40 @@ TEST(ResultsFile, WritingASecondSummaryIsABug) {
       << message;
 }
 
+// A run killed after its summary, before its final status, goes on from a checkpoint: what
+// it recorded after the checkpoint is cut, its summary too, and it records them again.
+TEST(ResultsFile, ARunThatGoesOnFromACheckpointRecordsItsRestOnce) {
+  ScratchFolder dir;
+  const std::string path = dir.file("r.h5");
+  std::string group;
+  {
+    auto run = ResultsFile::open(path)->begin_run(sample_header("r1"));
+    group = run->group_name();
+    for (int64_t e = 1; e <= 3; ++e) run->append_epoch(sample_epoch(e));
+    run->append_steps({sample_step(1), sample_step(2), sample_step(3), sample_step(4)});
+    run->write_summary(sample_summary());
+  }
+  auto run = ResultsFile::open(path)->resume_run(group);
+  run->resume_from("ck/step-000000002", 1, 2);
+  RunRecord cut = read_runs(path).at(0);
+  EXPECT_EQ(cut.status, Status::running);
+  EXPECT_EQ(cut.resumed_from, "ck/step-000000002");
+  ASSERT_EQ(cut.epochs.size(), 1u);
+  EXPECT_EQ(cut.steps.size(), 2u);
+  EXPECT_FALSE(cut.summary.has_value());
+  for (int64_t e = 2; e <= 3; ++e) run->append_epoch(sample_epoch(e));
+  run->append_steps({sample_step(3), sample_step(4)});
+  run->write_summary(sample_summary());
+  run->set_status(Status::completed);
+  RunRecord again = read_runs(path).at(0);
+  EXPECT_EQ(again.status, Status::completed);
+  ASSERT_EQ(again.epochs.size(), 3u);
+  EXPECT_EQ(again.epochs[2].epoch, 3);
+  ASSERT_EQ(again.steps.size(), 4u);
+  EXPECT_EQ(again.steps[3].step, 4);
+  EXPECT_TRUE(again.summary.has_value());
+}
+
 TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   for (Status status : {Status::running, Status::completed, Status::failed, Status::skipped})
     EXPECT_EQ(status_from_name(status_name(status)), status);
