@@ -10,7 +10,9 @@ packages=(
   libtorch-dev libgloo-dev libopenblas0-pthread
   libboost-dev libboost-filesystem-dev libtomlplusplus-dev libfmt-dev libcli11-dev
   libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev
+  libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist python3-torch python3-numpy python3-h5py python3-pandas python3-matplotlib
+  python3-protobuf python3-crcmod
 )
 
 missing=()
