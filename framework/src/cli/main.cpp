@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "plugin_host/call_plugin.hpp"
+#include "runner/options.hpp"
 #include "runner/version.hpp"
 
 namespace {
@@ -66,6 +67,11 @@ int dispatch(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
       ->allow_extra_args(false);
+  std::string tensorboard_dir;
+  auto* tensorboard =
+      app.add_option("--tensorboard", tensorboard_dir,
+                     "write TensorBoard event files into this folder (experiment.tensorboard)")
+          ->allow_extra_args(false);
   std::string resume_path;
   auto* resume = app.add_option("--resume", resume_path,
                                 "go on with the unfinished runs from their latest checkpoints, "
@@ -120,6 +126,10 @@ int dispatch(int argc, char** argv) {
     return check_op_command(check);
   }
   if (resume->count() > 0) run.resume = resume_path;
+  // Quoted as a TOML string, so a folder named 2024 or true stays text.
+  if (tensorboard->count() > 0)
+    run.overrides.push_back("experiment.tensorboard=" +
+                            runner::value_to_string(runner::Value(tensorboard_dir)));
   // `--resume EXPERIMENT.toml`: the value was the experiment file.
   if (run.experiment_file.empty() && run.resume && std::filesystem::is_regular_file(*run.resume)) {
     run.experiment_file = *run.resume;

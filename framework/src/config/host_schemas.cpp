@@ -23,6 +23,9 @@ const Schema& experiment_schema() {
     s.text("description", "", "One line on what the experiment compares");
     s.integer("seed", 0, "Seed of every random generator of a run", 0);
     s.text("results", "", "Results file (HDF5); empty: results/<name>.h5");
+    s.text("tensorboard", "",
+           "Folder of TensorBoard event files: <folder>/<name>/ holds the sweep's hparams and "
+           "one folder per run; empty: none. Not part of a run's id");
     s.add(string_list("plugin_path", {}, "Extra folders to load plugins from"));
     s.add(string_list("table", {},
                       "Columns the study compares (runner report's CSV names, e.g. forward_s): "

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace runner::config {
 namespace {
@@ -10,7 +11,11 @@ namespace {
 struct TableView {
   const std::string* component;  // the component's name; nullptr for the host's sections
   const Options* options;
+  std::set<std::string> left_out = {};  // keys not written
 };
+
+// Where a run writes what it makes, not what it trains: no part of its id.
+const std::set<std::string> kExperimentPlaces = {"tensorboard"};
 
 std::string toml_key(const std::string& key) {
   bool bare = !key.empty();
@@ -23,7 +28,7 @@ void write_table(std::string& out, const std::string& header, const TableView& t
   out += (out.empty() ? "" : "\n") + header + "\n";
   if (table.component) out += "name = " + value_to_string(Value(*table.component)) + "\n";
   for (const auto& [key, value] : table.options->values())
-    out += toml_key(key) + " = " + value_to_string(value) + "\n";
+    if (!table.left_out.count(key)) out += toml_key(key) + " = " + value_to_string(value) + "\n";
 }
 
 // In file order, right after [dataset]: their order is part of the config.
@@ -34,9 +39,11 @@ void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) 
 
 }  // namespace
 
-std::string resolved_toml(const RunConfig& run, bool with_checkpoint) {
+std::string resolved_toml(const RunConfig& run, bool with_places) {
+  const std::set<std::string> experiment_left_out =
+      with_places ? std::set<std::string>{} : kExperimentPlaces;
   std::map<std::string, TableView> tables = {
-      {"experiment", {nullptr, &run.experiment}},
+      {"experiment", {nullptr, &run.experiment, experiment_left_out}},
       {"train", {nullptr, &run.train}},
       {"optimizer", {nullptr, &run.optimizer}},
       {"schedule", {nullptr, &run.schedule}},
@@ -44,7 +51,7 @@ std::string resolved_toml(const RunConfig& run, bool with_checkpoint) {
       {"model", {&run.model.name, &run.model.options}},
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
-  if (with_checkpoint) tables["checkpoint"] = {nullptr, &run.checkpoint};
+  if (with_places) tables["checkpoint"] = {nullptr, &run.checkpoint};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {

@@ -13,6 +13,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/local_launch.hpp"
 #include "engine/rank_run.hpp"
+#include "engine/tensorboard_events.hpp"
 #include "engine/techniques.hpp"
 #include "report/report.hpp"
 
@@ -213,6 +214,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   std::vector<results::RunRecord> earlier_runs;
   if (writes) {
     results::ResultsFile::open(c.results_path);  // a bad file fails before any run starts
+    write_tensorboard_experiment(experiment);      // and so does a folder that cannot be written
     earlier_runs = results::read_runs(c.results_path);
     for (const auto& record : earlier_runs) groups_before.insert(record.group);
   }

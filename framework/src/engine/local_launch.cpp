@@ -11,6 +11,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/null_writer.hpp"
 #include "engine/rank_run.hpp"
+#include "engine/tensorboard_events.hpp"
 #include "launch/environment_reader.hpp"
 #include "launch/process_launcher.hpp"
 #include "plugin_host/call_plugin.hpp"
@@ -102,11 +103,12 @@ Failure failure_of(const launch::LaunchResult& result, c10d::Store& run_store,
                       peer ? "failed: " + *peer : launch::describe_exit(*first_failed))};
 }
 
-RunOutcome record_failure(const SweepContext& c, const std::string& group, const Failure& f,
-                          const std::string& hint = "") {
+RunOutcome record_failure(const SweepContext& c, const config::RunConfig& run,
+                          const std::string& group, const Failure& f, const std::string& hint = "") {
   results::ResultsFile::open(c.results_path)
       ->resume_run(group)
       ->set_status(results::Status::failed, f.message);
+  end_tensorboard_run(c.experiment, run, group, results::Status::failed);
   print_error(c.errors, "", f.message, hint);
   return {RunOutcome::Kind::failed, f.exit_code};
 }
@@ -123,10 +125,12 @@ RunOutcome launch_and_wait(const SweepContext& c, const RunRanks& ranks, int wor
   const launch::LaunchResult result = launch::launch_ranks(
       spec_of(c, ranks, world_size, index, group, port, resume_from), [] { return interrupt_signal() != 0; });
   if (result.succeeded()) return {RunOutcome::Kind::completed, 0};
+  const config::RunConfig& run = c.experiment.runs[index];
   if (interrupt_signal())
-    return record_failure(c, group, {"interrupted by signal " + std::to_string(interrupt_signal()),
-                                     128 + interrupt_signal()});
-  return record_failure(c, group,
+    return record_failure(c, run, group,
+                          {"interrupted by signal " + std::to_string(interrupt_signal()),
+                           128 + interrupt_signal()});
+  return record_failure(c, run, group,
                         failure_of(result, *distributed::run_scope(store, "run"), ranks.timeout));
 }
 
@@ -151,9 +155,9 @@ RunOutcome launch_local_run(const SweepContext& c, const config::RunConfig& run,
   try {
     return launch_and_wait(c, ranks, world_size, index, group, plan.checkpoint);
   } catch (const Error& e) {
-    return record_failure(c, group, {e.what(), e.exit_code()}, e.hint());
+    return record_failure(c, run, group, {e.what(), e.exit_code()}, e.hint());
   } catch (const std::exception& e) {
-    return record_failure(c, group, {one_line(e)});
+    return record_failure(c, run, group, {one_line(e)});
   }
 }
 
@@ -167,16 +171,20 @@ int run_launched_rank(const SweepContext& c) {
   RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
                   {env.master_addr, env.master_port}, true, "run"};
   install_interrupt_handlers();
-  std::unique_ptr<results::RunWriter> writer = std::make_unique<NullWriter>();
+  std::unique_ptr<results::RunWriter> in_file = std::make_unique<NullWriter>();
   if (env.rank == 0)
-    writer = results::ResultsFile::open(c.results_path)->resume_run(env.results_group);
+    in_file = results::ResultsFile::open(c.results_path)->resume_run(env.results_group);
+  results::RunWriter* writer = in_file.get();
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   const auto store = [&] {
     const InterruptibleWait connecting(prefix,
                                        [&](const std::string& e) { record_failed(*writer, e); });
     return distributed::connect_store(place.store, ranks.timeout);
   }();
+  std::unique_ptr<results::RunWriter> events;
   try {
+    if (env.rank == 0) events = with_tensorboard(c.experiment, run, *writer);
+    if (events) writer = events.get();
     CheckpointSettings checkpoints = checkpoint_settings(run, c.results_path);
     checkpoints.resume_from = env.resume_from;
     checkpoints.resume_verified = true;  // by the launcher's plan

@@ -3,6 +3,7 @@
 #include "engine/null_writer.hpp"
 #include "engine/sweep_context.hpp"
 #include "engine/system.hpp"
+#include "engine/tensorboard_events.hpp"
 #include "plugin_host/call_plugin.hpp"
 
 namespace runner::engine {
@@ -20,6 +21,13 @@ results::SweepValue sweep_value(const Value& value) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, results::SweepValue>> sweep_point_of(
+    const config::RunConfig& run) {
+  std::vector<std::pair<std::string, results::SweepValue>> point;
+  for (const auto& [key, value] : run.sweep_point) point.emplace_back(key, sweep_value(value));
+  return point;
+}
+
 results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run,
                              int world_size) {
   results::RunHeader header;
@@ -27,7 +35,7 @@ results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run
   header.label = run.label;
   header.experiment = c.experiment.name;
   header.config_toml = run.resolved_toml;
-  for (const auto& [key, value] : run.sweep_point) header.sweep_point.emplace_back(key, sweep_value(value));
+  header.sweep_point = sweep_point_of(run);
   std::string device = run.train.get_string("device");
   if (device == "auto") device = torch::cuda::is_available() ? "cuda:0" : "cpu";
   const int local_ranks = c.launch.environment.launcher == launch::Launcher::none
@@ -69,7 +77,10 @@ RunOutcome record_run(const SweepContext& c, const config::RunConfig& run, bool 
   OpenRun open{nullptr, std::make_unique<NullWriter>()};
   if (writes) open = open_run(c, run, world_size, plan);
   results::RunWriter* writer = open.writer.get();
+  std::unique_ptr<results::RunWriter> events;
   try {
+    if (writes) events = with_tensorboard(c.experiment, run, *writer);
+    if (events) writer = events.get();
     c.console.run_finished(train(*writer));
     writer->set_status(results::Status::completed);
     return {RunOutcome::Kind::completed, 0};

@@ -40,6 +40,10 @@ struct RunOutcome {
 results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run,
                              int world_size);
 
+// The run's swept keys and values, typed as the results file keeps them.
+std::vector<std::pair<std::string, results::SweepValue>> sweep_point_of(
+    const config::RunConfig& run);
+
 using TrainFunction = std::function<results::Summary(results::RunWriter& writer)>;
 
 // The run's writer: a new group, or the plan's group cut back to what its checkpoint had

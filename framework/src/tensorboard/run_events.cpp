@@ -28,6 +28,11 @@ std::string made(const std::string& folder) {
 
 }  // namespace
 
+void write_session_end(const std::string& folder, results::Status status, int64_t step) {
+  replace_event_file((std::filesystem::path(folder) / kSessionEndFile).string(),
+                     {session_end_event(status, step, wall_time_now())});
+}
+
 RunEvents::RunEvents(results::RunWriter& results, const std::string& folder,
                      const RunSession& session)
     : results_(results), folder_(made(folder)), events_(new_event_file_path(folder_)) {
@@ -56,9 +61,7 @@ void RunEvents::write_summary(const results::Summary& summary) {
 
 void RunEvents::set_status(results::Status status, const std::string& error) {
   results_.set_status(status, error);
-  if (status == results::Status::running) return;
-  const std::string path = (std::filesystem::path(folder_) / kSessionEndFile).string();
-  replace_event_file(path, {session_end_event(status, last_step_, wall_time_now())});
+  if (status != results::Status::running) write_session_end(folder_, status, last_step_);
 }
 
 void RunEvents::record_checkpoints(const std::string& folder) {

@@ -30,6 +30,10 @@ struct RunSession {
   std::string group;  // the run id: repeats of one config form one group
 };
 
+// Replaces the end of the session in `folder` with `status` (completed: success, failed:
+// failure, skipped: unknown).
+void write_session_end(const std::string& folder, results::Status status, int64_t step);
+
 class RunEvents final : public results::RunWriter {
  public:
   // Creates `folder`; throws DataError naming it when it cannot be written.

@@ -40,8 +40,8 @@ TEST(HostSchemas, EveryKeyHasADocAndAValidDefault) {
 
 TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(experiment_schema().names(),
-            (std::vector<std::string>{"name", "description", "seed", "results", "plugin_path",
-                                      "table"}));
+            (std::vector<std::string>{"name", "description", "seed", "results", "tensorboard",
+                                      "plugin_path", "table"}));
   EXPECT_EQ(
       train_schema().names(),
       (std::vector<std::string>{"epochs", "batch_size", "test_batch_size", "device", "threads",

@@ -178,5 +178,12 @@ TEST(ConfigParse, AComponentNameMustBeAString) {
   EXPECT_TRUE(Contains(e.what(), "exp.toml:5:1: model.name must be a string, not integer 5"));
 }
 
+TEST(ConfigParse, TheTensorboardFolderMustBeAString) {
+  ConfigError e = parse_error(kMinimal + "[experiment]\ntensorboard = true\n");
+  EXPECT_TRUE(Contains(e.what(), "exp.toml:7:1: experiment.tensorboard must be a string, not "
+                                 "bool true"))
+      << e.what();
+}
+
 }  // namespace
 }  // namespace runner::config

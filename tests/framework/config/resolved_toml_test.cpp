@@ -93,8 +93,15 @@ const std::string kCheckpointResolved =
     "keep = 2\n"
     "\n";
 
+// [experiment] tensorboard, where the run logs its events, is in the text, not in the id.
+std::string with_tensorboard(std::string id_text, const std::string& folder) {
+  const std::string table = "table = []\n";
+  return id_text.insert(id_text.find(table) + table.size(), "tensorboard = \"" + folder + "\"\n");
+}
+
 TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
-  EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml, kCheckpointResolved + kMinimalResolved);
+  EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml,
+            kCheckpointResolved + with_tensorboard(kMinimalResolved, ""));
 }
 
 TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
@@ -132,6 +139,13 @@ TEST(RunId, IsTheSameWhateverTheCheckpointSectionSays) {
       parse(kMinimal + "[checkpoint]\nevery_steps = 10\nkeep = 3\ndir = \"elsewhere\"\n").runs[0];
   EXPECT_EQ(saving.id, parse(kMinimal).runs[0].id);
   EXPECT_TRUE(Contains(saving.resolved_toml, "[checkpoint]\ndir = \"elsewhere\"\n"));
+}
+
+TEST(RunId, IsTheSameWhateverTheTensorboardFolder) {
+  const RunConfig logging = parse(kMinimal + "[experiment]\ntensorboard = \"runs\"\n").runs[0];
+  EXPECT_EQ(logging.id, parse(kMinimal).runs[0].id);
+  EXPECT_EQ(logging.id, expected_id(kMinimalResolved));
+  EXPECT_EQ(logging.resolved_toml, kCheckpointResolved + with_tensorboard(kMinimalResolved, "runs"));
 }
 
 TEST(RunId, IsTheSameForTheSameFile) {
