@@ -1,6 +1,7 @@
 // One event file: TFRecords of serialized Events, the first one the file version.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ class EventFile {
  private:
   RecordFile records_;
 };
+
+// The largest step of a scalar in the event files of `folder`; 0 when there is none. Each
+// file is read up to its first record that is cut or damaged (a writer killed mid-write).
+int64_t last_scalar_step(const std::string& folder);
 
 // `path` becomes a file of the file version and `events`, written beside it and renamed over
 // it: a reader finds the earlier file or the new one, whole. Throws DataError naming it.

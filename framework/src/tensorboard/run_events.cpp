@@ -35,7 +35,10 @@ void write_session_end(const std::string& folder, results::Status status, int64_
 
 RunEvents::RunEvents(results::RunWriter& results, const std::string& folder,
                      const RunSession& session)
-    : results_(results), folder_(made(folder)), events_(new_event_file_path(folder_)) {
+    : results_(results),
+      folder_(made(folder)),
+      last_step_(last_scalar_step(folder_)),
+      events_(new_event_file_path(folder_)) {
   events_.write(session_start_event(session.point, session.types, session.group, wall_time_now()));
   events_.flush();
 }

@@ -55,9 +55,11 @@ class RunEvents final : public results::RunWriter {
 
   results::RunWriter& results_;
   std::string folder_;
+  // The last step recorded, by this writer or, until it records one, by the run's earlier
+  // writers: where the final metrics go when a resumed run has no step left to train.
+  int64_t last_step_ = 0;
   EventFile events_;
   bool started_ = false;
-  int64_t last_step_ = 0;
   // An epoch is written with its steps, at its last one: they come after it.
   std::optional<results::EpochRecord> pending_epoch_;
 };

@@ -186,6 +186,44 @@ TEST(RunEvents, AResumedRunStartsANewFileAtItsFirstStepAndEndsOnce) {
   EXPECT_FALSE(std::filesystem::exists(folder + "/.being-written"));
 }
 
+// Killed after its last epoch, before its summary: resumed, it has no step left to train.
+TEST(RunEvents, AResumedRunWithNoStepLeftPutsItsFinalMetricsAtItsLastStep) {
+  const std::string folder = testing::scratch_folder("nothing_left") + "/run";
+  CallLog log;
+  {
+    RunEvents first(log, folder, kSession);
+    train_two_epochs(first, 1);
+  }
+  {
+    RunEvents again(log, folder, kSession);
+    again.write_summary({});
+  }
+  const auto files = testing::event_files(folder);
+  ASSERT_EQ(files.size(), 2u);
+  const auto events = testing::read_events(files[1]);
+  for (const auto& event : events) EXPECT_FALSE(event.has_session_log());
+  EXPECT_EQ(scalars_of(events).at(6).count("final/test_accuracy"), 1u);
+}
+
+TEST(LastScalarStep, ReadsEachFileUpToItsFirstDamagedRecord) {
+  const std::string folder = testing::scratch_folder("last_step");
+  EXPECT_EQ(last_scalar_step(folder), 0);
+  {
+    EventFile whole(folder + "/events.out.tfevents.1.host.0");
+    whole.write(scalars_event({{"step/loss", 1}}, 4, 0));
+    EventFile damaged(folder + "/events.out.tfevents.2.host.1");
+    damaged.write(scalars_event({{"step/loss", 1}}, 7, 0));
+    damaged.write(scalars_event({{"step/loss", 1}}, 9, 0));
+  }
+  // The last record's data CRC no longer matches.
+  std::fstream file(folder + "/events.out.tfevents.2.host.1",
+                    std::ios::binary | std::ios::in | std::ios::out);
+  file.seekp(-5, std::ios::end);
+  file.put('\x55');
+  file.close();
+  EXPECT_EQ(last_scalar_step(folder), 7);
+}
+
 TEST(RunEvents, InAFolderThatCannotBeMadeIsADataErrorNamingIt) {
   const std::string scratch = testing::scratch_folder("blocked");
   { std::ofstream(scratch + "/file") << "in the way"; }
