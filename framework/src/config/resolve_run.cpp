@@ -40,7 +40,9 @@ const Schema& component_schema(Kind kind, const std::string& name, const std::st
   const std::vector<std::string> names = schemas.names(kind);
   fail(where,
        std::string("unknown ") + kind_name(kind) + " '" + name + "'" + suggestion(name, names),
-       known_components_hint(kind, names));
+       known_components_hint(kind, names) + "; a " + kind_name(kind) +
+           " of a plugin not installed here: add its folder with --plugin-path DIR or "
+           "RUNNER_PLUGIN_PATH");
 }
 
 std::string component_name(const std::string& section, const RawSection& raw,

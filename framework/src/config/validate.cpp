@@ -1,6 +1,7 @@
 #include "config/validate.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "config/error_text.hpp"
 #include "config/key_help.hpp"
@@ -13,6 +14,10 @@ namespace {
 // `element` is the key as written in the message: "optimizer.betas[1]" for a list element.
 void check_range(double v, const std::string& value_text, const std::string& element,
                  const RawValue& raw, const std::string& dotted, const KeySpec& spec) {
+  // No key means anything by an infinity, and one reaches training as a NaN loss.
+  if (std::isinf(v))
+    fail(raw.where, element + " = " + value_text + " is not a finite number",
+         key_help(dotted, spec));
   // Written as !(in range) so that a NaN is out of range too.
   bool below = spec.min && !(v >= *spec.min);
   bool above = spec.max && !(v <= *spec.max);

@@ -57,6 +57,12 @@ c10::intrusive_ptr<c10d::Store> connect_store(const StoreAddress& address,
   }
 }
 
+c10::intrusive_ptr<c10d::Store> join_launcher_store(const StoreAddress& address,
+                                                    const std::string& prefix,
+                                                    std::chrono::milliseconds timeout) {
+  return c10::make_intrusive<c10d::PrefixStore>(prefix, connect_store(address, timeout));
+}
+
 c10::intrusive_ptr<c10d::Store> run_scope(const c10::intrusive_ptr<c10d::Store>& store,
                                           const std::string& run_key) {
   return c10::make_intrusive<c10d::PrefixStore>("runner/" + run_key, store);

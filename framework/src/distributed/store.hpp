@@ -28,6 +28,12 @@ c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
 c10::intrusive_ptr<c10d::Store> connect_store(const StoreAddress& address,
                                               std::chrono::milliseconds timeout);
 
+// A client of a store that a launcher serves (torchrun's agent), its keys under `prefix` so
+// that they do not meet the launcher's own; throws as connect_store does.
+c10::intrusive_ptr<c10d::Store> join_launcher_store(const StoreAddress& address,
+                                                    const std::string& prefix,
+                                                    std::chrono::milliseconds timeout);
+
 // Keys of one run, so that the runs of a sweep sharing a store do not meet each other's.
 c10::intrusive_ptr<c10d::Store> run_scope(const c10::intrusive_ptr<c10d::Store>& store,
                                           const std::string& run_key);

@@ -102,7 +102,7 @@ void check_worlds(const SweepContext& c) {
 }
 
 // Under torchrun or srun: rank 0 serves the store at MASTER_ADDR:MASTER_PORT for the whole
-// sweep, and each run keeps to its own keys.
+// sweep (or torchrun's agent does, and every rank joins it), and each run keeps to its own keys.
 class OutsideRanks {
  public:
   explicit OutsideRanks(const SweepContext& c) : c_(c) {}
@@ -135,7 +135,10 @@ class OutsideRanks {
     if (store_) return store_;
     const InterruptibleWait connecting(fmt::format("rank {}: ", place.rank),
                                        [&](const std::string& e) { record_failed(writer, e); });
-    if (place.rank == 0) {
+    const std::string& agent_prefix = c_.launch.environment.agent_store_prefix;
+    if (!agent_prefix.empty()) {
+      store_ = distributed::join_launcher_store(place.store, agent_prefix, ranks.timeout);
+    } else if (place.rank == 0) {
       int bound = 0;
       store_ = distributed::serve_store(place.store, ranks.timeout, bound,
                                         place.local_world_size == place.world_size);

@@ -91,7 +91,15 @@ RankEnvironment read_torchrun(const EnvironmentLookup& get) {
       throw ConfigError(std::string(set) + " is set but " + unset + " is not (torchrun sets both)",
                         std::string("unset ") + set + ", or launch with torchrun");
   EnvironmentReader env(get, "set by torchrun");
-  return read_torchrun_variables(env, Launcher::torchrun, "RANK and WORLD_SIZE are set");
+  RankEnvironment ranks =
+      read_torchrun_variables(env, Launcher::torchrun, "RANK and WORLD_SIZE are set");
+  if (env.text("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True") {
+    const int restarts = env.integer("TORCHELASTIC_RESTART_COUNT").value_or(0);
+    if (restarts < 0)
+      env.fail("TORCHELASTIC_RESTART_COUNT", std::to_string(restarts), "is negative");
+    ranks.agent_store_prefix = "/worker/attempt_" + std::to_string(restarts);
+  }
+  return ranks;
 }
 
 // A local world size and the variable it came from, for error messages.

@@ -22,6 +22,11 @@ struct RankEnvironment {
   std::string results_group; // runner's own launch: RUNNER_RESULTS_GROUP ("" when unset)
   std::string resume_from;   // runner's own launch: RUNNER_RESUME_FROM, the checkpoint to load
                              // ("" when unset: from the start)
+  // torchrun whose agent serves the store at MASTER_ADDR:MASTER_PORT itself
+  // (TORCHELASTIC_USE_AGENT_STORE=True): every rank joins it under this prefix of keys,
+  // "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's own workers do. "" when rank 0
+  // serves the store.
+  std::string agent_store_prefix;
 };
 
 // getenv by default; tests pass a map.
@@ -33,7 +38,7 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 //   torchrun  RANK and WORLD_SIZE (one without the other is an error); LOCAL_RANK (default 0);
 //             LOCAL_WORLD_SIZE (default: WORLD_SIZE when MASTER_ADDR is a loopback address,
 //             since every rank is then on this host, else 1); MASTER_ADDR and MASTER_PORT are
-//             required.
+//             required; TORCHELASTIC_USE_AGENT_STORE and TORCHELASTIC_RESTART_COUNT (default 0).
 //   slurm     SLURM_PROCID and SLURM_NTASKS with SLURM_NTASKS > 1 (`srun -n1` is a one-rank
 //             world: none). Local rank SLURM_LOCALID; local world this node's entry
 //             (SLURM_NODEID, default 0) of SLURM_NTASKS_PER_NODE, else of

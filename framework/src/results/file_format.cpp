@@ -5,6 +5,7 @@
 #include "results/attributes.hpp"
 #include "results/disk_reserve.hpp"
 #include "results/global_heaps.hpp"
+#include "results/read_in_a_child.hpp"
 #include "results/results.hpp"
 #include "results/schema.hpp"
 
@@ -67,9 +68,7 @@ Handle open_hdf5(const std::string& path, unsigned access) {
                          : "");
 }
 
-Handle open_existing(const std::string& path, unsigned access) {
-  require_hdf5(path);
-  check_global_heaps(path);
+Handle open_checked(const std::string& path, unsigned access) {
   Handle file = open_hdf5(path, access);
   const bool writes = access == H5F_ACC_RDWR;
   const Versions versions{writes ? kFormatVersion : kOldestReadableVersion, kFormatVersion};
@@ -77,6 +76,13 @@ Handle open_existing(const std::string& path, unsigned access) {
     require_runner_format(file.get(), versions, writes ? "appends to" : "reads");
   });
   return file;
+}
+
+Handle open_existing(const std::string& path, unsigned access) {
+  require_hdf5(path);
+  check_global_heaps(path);
+  read_first_in_a_child(path, [&] { open_checked(path, H5F_ACC_RDONLY); });
+  return open_checked(path, access);
 }
 
 void create_parent_folder(const std::string& path) {

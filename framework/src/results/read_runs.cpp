@@ -6,6 +6,7 @@
 
 #include "results/file_format.hpp"
 #include "results/groups.hpp"
+#include "results/read_in_a_child.hpp"
 #include "results/run_group.hpp"
 
 namespace runner::results {
@@ -28,9 +29,7 @@ std::optional<RunRecord> read_member(hid_t file, const std::string& name) {
   }
 }
 
-}  // namespace
-
-std::vector<RunRecord> read_runs(const std::string& path) {
+std::vector<RunRecord> read_runs_here(const std::string& path) {
   const detail::Handle file = detail::open_for_reading(path);
   return detail::with_context(path, [&] {
     std::vector<RunRecord> runs;
@@ -39,6 +38,13 @@ std::vector<RunRecord> read_runs(const std::string& path) {
         runs.push_back(std::move(*run));
     return runs;
   });
+}
+
+}  // namespace
+
+std::vector<RunRecord> read_runs(const std::string& path) {
+  detail::read_first_in_a_child(path, [&] { read_runs_here(path); });
+  return read_runs_here(path);
 }
 
 }  // namespace runner::results

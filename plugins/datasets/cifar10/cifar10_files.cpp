@@ -2,11 +2,8 @@
 
 #include <runner/errors.hpp>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <memory>
 #include <string>
-#include <system_error>
 
 namespace cifar10 {
 namespace {
@@ -19,8 +16,6 @@ const char* const kDownloadHint =
     "cifar-10-batches-bin folder that holds them: download "
     "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into data_dir "
     "(tar xzf cifar-10-binary.tar.gz -C <data_dir>)";
-const char* const kFetchAgain =
-    "the file is damaged: download cifar-10-binary.tar.gz again and extract it";
 
 std::vector<std::string> missing_in(const std::filesystem::path& dir) {
   std::vector<std::string> missing;
@@ -48,49 +43,13 @@ std::string folder_text(const std::filesystem::path& dir) {
                                             : dir.string() + " (the folder does not exist)";
 }
 
-// How many whole records the file holds; throws when it holds none or ends inside one.
-int64_t record_count(const std::filesystem::path& path) {
-  std::error_code error;
-  auto bytes = static_cast<int64_t>(std::filesystem::file_size(path, error));
-  if (error) throw runner::DataError(path.string() + ": cannot read: " + error.message());
-  if (bytes == 0)
-    throw runner::DataError(path.string() + ": empty file: it holds no " +
-                                std::to_string(kRecordBytes) + "-byte records",
-                            kFetchAgain);
-  int64_t whole = bytes / kRecordBytes;
-  int64_t left = bytes % kRecordBytes;
-  if (left != 0)
-    throw runner::DataError(
-        path.string() + ": " + std::to_string(bytes) + " bytes is not a whole number of " +
-            std::to_string(kRecordBytes) + "-byte records: record " + std::to_string(whole) +
-            " (from byte " + std::to_string(whole * kRecordBytes) + ") is cut short after " +
-            std::to_string(left) + " of its " + std::to_string(kRecordBytes) + " bytes",
-        kFetchAgain);
-  return whole;
-}
-
-// (N, 3073): the file's records, read in one go.
-torch::Tensor read_records(const std::filesystem::path& path) {
-  int64_t records = record_count(path);
-  torch::Tensor bytes = torch::empty({records, kRecordBytes}, torch::kUInt8);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw runner::DataError(path.string() + ": cannot open: " + std::strerror(errno));
-  in.read(reinterpret_cast<char*>(bytes.data_ptr<uint8_t>()),
-          static_cast<std::streamsize>(bytes.numel()));
-  if (!in) throw runner::DataError(path.string() + ": cannot read: " + std::strerror(errno));
-  return bytes;
-}
-
-void check_class_ids(const torch::Tensor& labels, const std::filesystem::path& path) {
-  torch::Tensor bad = (labels >= kNumClasses).nonzero();  // (B, 1) record indices
-  if (bad.size(0) == 0) return;
-  int64_t record = bad[0][0].item<int64_t>();
-  throw runner::DataError(path.string() + ": record " + std::to_string(record) + " (byte " +
-                              std::to_string(record * kRecordBytes) + ") has label " +
-                              std::to_string(labels[record].item<int64_t>()) +
-                              "; CIFAR-10 labels are 0.." + std::to_string(kNumClasses - 1),
-                          "is it a CIFAR-10 binary file? CIFAR-100's records start with two "
-                          "label bytes");
+// (N, 3073): the records' bytes as a tensor, without a copy.
+torch::Tensor tensor_owning(Records records) {
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::move(records.bytes));
+  // The deleter holds the vector, so the bytes live exactly as long as the tensor's storage.
+  auto release_with_storage = [owner](void*) {};
+  return torch::from_blob(owner->data(), {records.count, kRecordBytes}, release_with_storage,
+                          torch::kUInt8);
 }
 
 }  // namespace
@@ -112,9 +71,8 @@ RawSplit load_split(const std::vector<std::filesystem::path>& files) {
   std::vector<torch::Tensor> images;
   std::vector<torch::Tensor> labels;
   for (const std::filesystem::path& path : files) {
-    torch::Tensor records = read_records(path);  // (N, 3073)
+    torch::Tensor records = tensor_owning(read_records(path));  // (N, 3073)
     torch::Tensor class_ids = records.select(1, 0).to(torch::kInt64);
-    check_class_ids(class_ids, path);
     // (N, 3072) -> (N, 3, 32, 32): planes of red, green, blue, each row-major.
     images.push_back(records.narrow(1, 1, kPixelBytes).view({-1, kChannels, kSide, kSide}));
     labels.push_back(class_ids);

@@ -1,6 +1,5 @@
 // The six files of the CIFAR-10 binary version and the checks that make them two splits.
-// Each file is a sequence of 3073-byte records: one label byte, then 1024 red, 1024 green and
-// 1024 blue bytes, each plane a row-major 32x32 image.
+// Each file is a sequence of records (records.hpp).
 #pragma once
 
 #include <torch/torch.h>
@@ -9,13 +8,9 @@
 #include <filesystem>
 #include <vector>
 
-namespace cifar10 {
+#include "records.hpp"
 
-constexpr int64_t kNumClasses = 10;
-constexpr int64_t kChannels = 3;
-constexpr int64_t kSide = 32;
-constexpr int64_t kPixelBytes = kChannels * kSide * kSide;  // 3072
-constexpr int64_t kRecordBytes = 1 + kPixelBytes;           // 3073
+namespace cifar10 {
 
 // The folder the official tarball extracts to.
 inline const char* const kTarballFolder = "cifar-10-batches-bin";

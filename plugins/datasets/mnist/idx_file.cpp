@@ -14,7 +14,8 @@ namespace mnist {
 namespace {
 
 constexpr size_t kReadChunk = size_t{1} << 24;   // gzread counts in unsigned int
-constexpr size_t kMaxReserve = size_t{1} << 30;  // a corrupt header must not reserve more
+// A header that lies must not reserve more; MNIST's largest file (47 MB) fits, larger sets grow.
+constexpr size_t kMaxReserve = size_t{1} << 26;
 const char* const kFetchAgain = "the file is damaged: download it again";
 
 // One open file, plain or gzip: gzread decompresses gzip and passes other bytes through.
@@ -48,7 +49,8 @@ class ByteReader {
     bytes.reserve(std::min(expected, kMaxReserve) + 1);  // +1: room to see a trailing byte
     for (;;) {
       size_t start = bytes.size();
-      size_t chunk = std::clamp(bytes.capacity() - start, size_t{4096}, kReadChunk);
+      // Chunks double with the data read, so a header that lies costs no zeroed pages either.
+      size_t chunk = std::clamp(std::min(bytes.capacity() - start, start), size_t{4096}, kReadChunk);
       bytes.resize(start + chunk);
       size_t got = read(bytes.data() + start, chunk);
       bytes.resize(start + got);
@@ -133,14 +135,6 @@ std::vector<int64_t> read_header(ByteReader& reader, int expected_dims) {
   return dims;
 }
 
-// The bytes as a tensor, without a copy.
-torch::Tensor tensor_owning(std::vector<uint8_t> bytes, const std::vector<int64_t>& dims) {
-  auto owner = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
-  // The deleter holds the vector, so the bytes live exactly as long as the tensor's storage.
-  auto release_with_storage = [owner](void*) {};
-  return torch::from_blob(owner->data(), dims, release_with_storage, torch::kUInt8);
-}
-
 }  // namespace
 
 uint32_t idx_ubyte_magic(int dims) { return 0x0800u | static_cast<uint32_t>(dims); }
@@ -161,7 +155,7 @@ IdxArray read_idx_ubyte(const std::filesystem::path& path, int expected_dims) {
                                 " trailing bytes after the " + std::to_string(*expected) +
                                 " bytes of data (" + declared + ")",
                             kFetchAgain);
-  return {dims, tensor_owning(std::move(data), dims)};
+  return {dims, std::move(data)};
 }
 
 }  // namespace mnist

@@ -1,9 +1,8 @@
 // Reader for IDX files of unsigned bytes (the MNIST format), plain or gzip-compressed.
+// No LibTorch here: the bytes of untrusted files are checked by code a fuzzer can drive alone.
 // Layout: magic 0x0000 08 D (D = number of dimensions), D big-endian uint32 sizes, then
 // the product of the sizes in bytes, row-major.
 #pragma once
-
-#include <torch/torch.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,7 +12,7 @@ namespace mnist {
 
 struct IdxArray {
   std::vector<int64_t> dims;
-  torch::Tensor values;  // uint8, shaped `dims`
+  std::vector<uint8_t> values;  // the product of `dims`, row-major
 };
 
 // Magic number of an unsigned-byte IDX file with `dims` dimensions: 2049 for 1, 2051 for 3.

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "idx_file.hpp"
-
 namespace mnist {
 namespace {
 
@@ -22,31 +20,12 @@ std::string join(const std::vector<std::string>& names) {
   return text;
 }
 
-void check_not_empty(const IdxArray& images, const std::filesystem::path& path) {
-  if (images.values.numel() == 0)
-    throw runner::DataError(path.string() + ": holds no pixels: " + std::to_string(images.dims[0]) +
-                                " images of " + std::to_string(images.dims[1]) + "x" +
-                                std::to_string(images.dims[2]),
-                            "is it the right file? If so, download it again");
-}
-
-void check_counts_match(const IdxArray& images, const IdxArray& labels, const SplitFiles& files) {
-  if (images.dims[0] != labels.dims[0])
-    throw runner::DataError(files.images.string() + " holds " + std::to_string(images.dims[0]) +
-                                " images but " + files.labels.string() + " holds " +
-                                std::to_string(labels.dims[0]) + " labels",
-                            "the two files of a split come from different sets: download "
-                            "them again from one source");
-}
-
-void check_class_ids(const torch::Tensor& labels, const std::filesystem::path& path) {
-  torch::Tensor bad = (labels >= kNumClasses).nonzero();  // (B, 1) indices
-  if (bad.size(0) == 0) return;
-  int64_t index = bad[0][0].item<int64_t>();
-  throw runner::DataError(
-      path.string() + ": label " + std::to_string(labels[index].item<int64_t>()) + " at index " +
-          std::to_string(index) + " is not a class id 0.." + std::to_string(kNumClasses - 1),
-      "is it a labels file of a 10-class MNIST-format set?");
+// The bytes as a tensor shaped `dims`, without a copy.
+torch::Tensor tensor_owning(IdxArray array) {
+  auto owner = std::make_shared<std::vector<uint8_t>>(std::move(array.values));
+  // The deleter holds the vector, so the bytes live exactly as long as the tensor's storage.
+  auto release_with_storage = [owner](void*) {};
+  return torch::from_blob(owner->data(), array.dims, release_with_storage, torch::kUInt8);
 }
 
 }  // namespace
@@ -80,13 +59,9 @@ MnistFiles find_mnist_files(const std::filesystem::path& dir) {
 }
 
 RawSplit load_split(const SplitFiles& files) {
-  IdxArray images = read_idx_ubyte(files.images, 3);  // (N, rows, cols)
-  check_not_empty(images, files.images);
-  IdxArray labels = read_idx_ubyte(files.labels, 1);  // (N)
-  check_counts_match(images, labels, files);
-  torch::Tensor class_ids = labels.values.to(torch::kInt64);
-  check_class_ids(class_ids, files.labels);
-  return {images.values, class_ids};
+  SplitBytes split = read_split(files);
+  return {tensor_owning(std::move(split.images)),
+          tensor_owning(std::move(split.labels)).to(torch::kInt64)};
 }
 
 }  // namespace mnist

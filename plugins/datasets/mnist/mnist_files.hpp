@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-namespace mnist {
+#include "split_bytes.hpp"
 
-constexpr int64_t kNumClasses = 10;
+namespace mnist {
 
 // The names of the four files without ".gz": train images, train labels, test images, test labels.
 inline const std::array<std::string, 4> kMnistStems = {
@@ -20,11 +20,6 @@ inline const std::array<std::string, 4> kMnistStems = {
 // The file as <stem> or <stem>.gz in `dir`, or nothing when neither exists.
 std::optional<std::filesystem::path> find_mnist_file(const std::filesystem::path& dir,
                                                      const std::string& stem);
-
-struct SplitFiles {
-  std::filesystem::path images;
-  std::filesystem::path labels;
-};
 
 struct MnistFiles {
   SplitFiles train;

@@ -1,8 +1,11 @@
-// Hostile input of every class the runner has met, run through the binary: each ends with
-// its exit code and a message that names the place at fault, never with a signal, and leaves
-// any results file readable.
+// Hostile input of every class the runner has met (config, data, plugin, results, training
+// fault, distributed fault, check-op), run through the binary: each ends with its exit code and
+// a message that names the place at fault, never with a signal, leaves no process behind, and
+// leaves any results file readable with every epoch that finished before the fault.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +22,7 @@ struct BadInput {
   std::function<std::pair<std::string, std::string>(const std::string& dir)> setup;
   int exit_code;
   const char* message;  // in stderr or stdout; "{dir}" stands for the case's folder
+  int finished_epochs = -1;  // the epochs its one run must have recorded (-1: not checked)
 };
 
 std::string plugins() { return "--plugin-path " + fixture_plugins() + " "; }
@@ -51,6 +55,64 @@ std::string truncated_plugin(const std::string& dir) {
   std::ofstream(dir + "/plugins/cut.so", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   return dir + "/plugins";
 }
+
+// The two IDX files of one split: `images` images of 28x28 (of which only `pixels` bytes are
+// written) and `images` labels.
+void write_idx_split(const std::string& dir, const std::string& prefix, uint32_t images,
+                     size_t pixels) {
+  auto big_endian = [](uint32_t v) {
+    return std::string{char(v >> 24), char(v >> 16 & 0xff), char(v >> 8 & 0xff), char(v & 0xff)};
+  };
+  write_file(dir + "/" + prefix + "-images-idx3-ubyte", big_endian(2051) + big_endian(images) +
+                                                            big_endian(28) + big_endian(28) +
+                                                            std::string(pixels, '\x7f'));
+  write_file(dir + "/" + prefix + "-labels-idx1-ubyte",
+             big_endian(2049) + big_endian(images) + std::string(images, '\x03'));
+}
+
+std::string mnist_with_truncated_images(const std::string& dir) {
+  std::filesystem::create_directories(dir + "/mnist");
+  write_idx_split(dir + "/mnist", "train", 10, 100);
+  write_idx_split(dir + "/mnist", "t10k", 10, 10 * 28 * 28);
+  write_file(dir + "/exp.toml", "[experiment]\nname = \"bad_data\"\nresults = \"" + dir +
+                                    "/r.h5\"\n[dataset]\nname = \"mnist\"\ndata_dir = \"" +
+                                    dir + "/mnist\"\n[model]\nname = \"lenet5\"\n");
+  return dir + "/exp.toml";
+}
+
+// One record of each CIFAR-10 file; the second record of data_batch_1.bin has label 10.
+std::string cifar_with_a_bad_label(const std::string& dir) {
+  const std::string folder = dir + "/cifar";
+  std::filesystem::create_directories(folder);
+  const std::string record = '\x01' + std::string(3072, '\x10');
+  for (const char* name : {"data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
+                           "data_batch_5.bin", "test_batch.bin"})
+    write_file(folder + "/" + name, record);
+  write_file(folder + "/data_batch_1.bin", record + '\x0a' + std::string(3072, '\x10'));
+  write_file(dir + "/exp.toml", "[experiment]\nname = \"bad_data\"\nresults = \"" + dir +
+                                    "/r.h5\"\n[dataset]\nname = \"cifar10\"\ndata_dir = \"" +
+                                    folder + "\"\n[model]\nname = \"lenet5\"\n");
+  return dir + "/exp.toml";
+}
+
+std::string copy_of(const std::string& from, const std::string& to) {
+  std::filesystem::copy_file(from, to);
+  return to;
+}
+
+// 512 samples in batches of 32: 16 steps an epoch, so step 20 falls in the second epoch.
+std::string failing_in_epoch_2(const std::string& dir, const std::string& how,
+                               const std::string& strategy) {
+  std::string text = blobs_experiment(dir + "/r.h5", "threads = 1\n" + strategy);
+  text.replace(text.find("epochs = 1"), 10, "epochs = 3");
+  text.replace(text.find("name = \"linear_probe\"\n"), 22,
+               "name = \"linear_probe\"\nfail_at_step = 20\nfail_on_rank = 1\nfail_how = \"" +
+                   how + "\"\n");
+  write_file(dir + "/exp.toml", text);
+  return plugins() + dir + "/exp.toml";
+}
+
+const char* const kResultsCorpus = RUNNER_SOURCE_DIR "/tests/fuzz/corpus/results/";
 
 const std::vector<BadInput> kCases = {
     {"op_that_throws",
@@ -106,12 +168,68 @@ const std::vector<BadInput> kCases = {
                                  dir + "/r.h5 RUNNER_FULL_DISK_BYTES=40000");
      },
      4, "no space left on {dir}/r.h5"},
+    {"data_truncated_idx",
+     [](const std::string& dir) { return std::make_pair(mnist_with_truncated_images(dir), ""); },
+     4,
+     "{dir}/mnist/train-images-idx3-ubyte: truncated: the header declares 10 x 28 x 28 = 7840 "
+     "bytes of data, found 100"},
+    {"data_cifar_label",
+     [](const std::string& dir) { return std::make_pair(cifar_with_a_bad_label(dir), ""); }, 4,
+     "{dir}/cifar/data_batch_1.bin: record 1 (byte 3073) has label 10"},
+    {"results_not_hdf5",
+     [](const std::string& dir) {
+       return std::make_pair("report " + copy_of(std::string(kResultsCorpus) + "not_hdf5.bin",
+                                                 dir + "/old.h5"),
+                             "");
+     },
+     4, "{dir}/old.h5: not an HDF5 file"},
+    {"results_damaged_heap",
+     [](const std::string& dir) {
+       return std::make_pair(
+           "report " + copy_of(std::string(kResultsCorpus) + "hdf5_heap_loop.h5", dir + "/old.h5"),
+           "");
+     },
+     4, "{dir}/old.h5: damaged: the global heap at byte"},
+    {"training_fault",
+     [](const std::string& dir) {
+       return std::make_pair(failing_in_epoch_2(dir, "throw", "[strategy]\nworld_size = 2\n"
+                                                              "name = \"ddp\"\n"),
+                             "");
+     },
+     3, "rank 1 failed: training step 20 failed", 1},
+    {"distributed_killed_rank",
+     [](const std::string& dir) {
+       return std::make_pair(failing_in_epoch_2(dir, "kill", "[strategy]\nworld_size = 2\n"
+                                                             "name = \"ddp\"\ntimeout_s = 20\n"),
+                             "");
+     },
+     5, "rank 1 was killed by signal 9 (SIGKILL)", 1},
 };
 
 std::string with_dir(std::string text, const std::string& dir) {
   const size_t at = text.find("{dir}");
   if (at != std::string::npos) text.replace(at, 5, dir);
   return text;
+}
+
+// No process whose command line names the case's folder may outlive the command. The bracket
+// keeps the pattern from matching the shell that runs pgrep, whose command line holds it.
+bool processes_left(const std::string& dir) {
+  const std::string pattern = "[" + dir.substr(0, 1) + "]" + dir.substr(1);
+  return std::system(("pgrep -f '" + pattern + "' >/dev/null").c_str()) == 0;
+}
+
+void expect_results_readable(const std::string& path, int finished_epochs) {
+  if (!std::filesystem::exists(path)) {
+    EXPECT_EQ(finished_epochs, -1) << "no results file, though epochs had finished";
+    return;
+  }
+  std::vector<results::RunRecord> runs;
+  ASSERT_NO_THROW(runs = results::read_runs(path));
+  for (const auto& run : runs) EXPECT_NE(run.status, results::Status::running) << "left running";
+  if (finished_epochs < 0) return;
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].epochs.size(), static_cast<size_t>(finished_epochs));
 }
 
 TEST(BadInput, EachClassEndsWithItsCodeAndALocatedMessage) {
@@ -125,11 +243,8 @@ TEST(BadInput, EachClassEndsWithItsCodeAndALocatedMessage) {
     const std::string message = with_dir(c.message, dir);
     EXPECT_NE((o.err + o.out).find(message), std::string::npos)
         << "'" << message << "' missing from\n" << o.err << o.out;
-    if (std::filesystem::exists(dir + "/r.h5")) {
-      EXPECT_NO_THROW(results::read_runs(dir + "/r.h5"));
-      for (const auto& run : results::read_runs(dir + "/r.h5"))
-        EXPECT_NE(run.status, results::Status::running) << "a run left running";
-    }
+    EXPECT_FALSE(processes_left(dir));
+    expect_results_readable(dir + "/r.h5", c.finished_epochs);
   }
 }
 

@@ -164,7 +164,9 @@ TEST(ConfigParse, AnUnknownComponentNameListsTheInstalledOnes) {
 TEST(ConfigParse, AnUnknownStrategyListsTheInstalledOnes) {
   ConfigError e = parse_error(kMinimal + "[strategy]\nname = \"dpp\"\n");
   EXPECT_TRUE(Contains(e.what(), "exp.toml:7:1: unknown strategy 'dpp'; did you mean 'ddp'?"));
-  EXPECT_EQ(e.hint(), "known strategies: ddp, pipeline, single");
+  EXPECT_EQ(e.hint(),
+            "known strategies: ddp, pipeline, single; a strategy of a plugin not installed here: "
+            "add its folder with --plugin-path DIR or RUNNER_PLUGIN_PATH");
 }
 
 TEST(ConfigParse, AnUnknownOpListsTheInstalledOnes) {

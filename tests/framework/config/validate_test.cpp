@@ -95,6 +95,16 @@ TEST(ConfigValidate, OutOfRangeNamesTheValueAndTheAllowedRange) {
                        "optimizer.lr = nan is out of range"));
 }
 
+// A key without a maximum took inf, and training then failed on a NaN loss.
+TEST(ConfigValidate, AnInfinityIsRefusedWhereverItFallsInTheRange) {
+  EXPECT_TRUE(Contains(parse_error(kMinimal + "[optimizer]\nlr = inf\n").what(),
+                       "exp.toml:7:1: optimizer.lr = inf is not a finite number"));
+  EXPECT_TRUE(Contains(parse_error(kMinimal + "[optimizer]\nbetas = [0.9, -inf]\n").what(),
+                       "optimizer.betas[1] = -inf is not a finite number"));
+  EXPECT_TRUE(Contains(parse_error(kMinimal, {"optimizer.lr=+inf"}).what(),
+                       "optimizer.lr = inf is not a finite number"));
+}
+
 TEST(ConfigValidate, EachListElementIsInRange) {
   EXPECT_TRUE(Contains(parse_error(kMinimal + "[optimizer]\nbetas = [0.9, 1.5]\n").what(),
                        "optimizer.betas[1] = 1.5 is out of range: it must be between 0 and 1"));

@@ -75,6 +75,25 @@ TEST(RankEnvironment, ReadsTorchrunVariables) {
   EXPECT_EQ(ranks.master_addr, "node7");
   EXPECT_EQ(ranks.master_port, 29400);
   EXPECT_EQ(ranks.run_index, -1);
+  EXPECT_EQ(ranks.agent_store_prefix, "");
+}
+
+// torchrun's static rendezvous: its agent serves the store, and PyTorch's workers join it with
+// their keys under /worker/attempt_<restart count>.
+TEST(RankEnvironment, TorchrunsAgentStoreIsJoinedUnderItsAttempt) {
+  EXPECT_EQ(read(with(torchrun(), {{"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                   {"TORCHELASTIC_RESTART_COUNT", "2"}}))
+                .agent_store_prefix,
+            "/worker/attempt_2");
+  EXPECT_EQ(read(with(torchrun(), {{"TORCHELASTIC_USE_AGENT_STORE", "True"}})).agent_store_prefix,
+            "/worker/attempt_0");
+  EXPECT_EQ(read(with(torchrun(), {{"TORCHELASTIC_USE_AGENT_STORE", "False"},
+                                   {"TORCHELASTIC_RESTART_COUNT", "2"}}))
+                .agent_store_prefix,
+            "");
+  EXPECT_EQ(error_of(with(torchrun(), {{"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                       {"TORCHELASTIC_RESTART_COUNT", "x"}})),
+            "TORCHELASTIC_RESTART_COUNT = \"x\" is not an integer (set by torchrun)");
 }
 
 TEST(RankEnvironment, TorchrunLocalDefaultsFollowTheMasterAddress) {

@@ -1,6 +1,7 @@
 // The gpt2 model: parameter count against the formula, shapes, causality, the shifted loss
 // against one computed here, the tied LM head, GPT-2's initialization, and a few Adam steps.
 #include <gtest/gtest.h>
+#include <runner/model_check.hpp>
 
 #include <cmath>
 #include <string>
@@ -35,6 +36,18 @@ torch::Tensor tokens(int64_t batch, int64_t steps, int64_t below = 100) {
 }
 
 double standard_deviation(const torch::Tensor& t) { return t.std().item<double>(); }
+
+TEST(Gpt2, PassesTheSdksModelCheckAndItsEstimatorAgrees) {
+  FakeOpLibrary ops;
+  for (const Gpt2Options& options : {Gpt2Options{}, shaped(48, 6, 3, 40, 300)}) {
+    const runner::DatasetInfo data = token_data(options.shape.vocab_size, 12);
+    Gpt2 model(options, context(ops, data));
+    const runner::ModelCheck check = runner::check_model(model, data);
+    EXPECT_TRUE(check.ok()) << check.report();
+    const runner::ModelCheck agrees = runner::check_estimate(model, estimate(options, data));
+    EXPECT_TRUE(agrees.ok()) << agrees.report();
+  }
+}
 
 TEST(Gpt2, ParameterCountFollowsTheFormula) {
   FakeOpLibrary ops;

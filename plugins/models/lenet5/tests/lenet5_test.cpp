@@ -3,6 +3,7 @@
 // the keys. lenet5_variants_test.cpp covers other image sizes and the cifar variant.
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
+#include <runner/model_check.hpp>
 #include <runner_testing/error_message.hpp>
 
 #include "lenet5.hpp"
@@ -27,6 +28,18 @@ int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
   return out * in * kernel * kernel + out;
 }
 int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+
+TEST(LeNet5, PassesTheSdksModelCheckInEveryWayOfRunning) {
+  FakeOpLibrary ops;
+  LeNet5Options fused_and_pooled;
+  fused_and_pooled.fused = true;
+  fused_and_pooled.pool = "max_pool2d";
+  for (const LeNet5Options& options : {LeNet5Options{}, fused_and_pooled}) {
+    LeNet5 model(options, context(ops));
+    const runner::ModelCheck check = runner::check_model(model, context(ops).data);
+    EXPECT_TRUE(check.ok()) << check.report();
+  }
+}
 
 TEST(LeNet5, OutputIsOneLogitPerClass) {
   FakeOpLibrary ops;

@@ -1,0 +1,121 @@
+// The real torchrun (Debian's python3-torch: `python3 -m torch.distributed.run`, LibTorch 1.13's
+// flags with underscores, which torchrun 2.x also takes) launching runner ranks: static
+// rendezvous, whose agent serves the store on MASTER_PORT itself; c10d rendezvous, where rank 0
+// serves it; and two nodes on one machine (two launchers, node ranks 0 and 1, loopback). Each
+// run must follow the same run launched by runner itself (--nproc 2) step for step.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "results/results.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+bool have_torchrun() {
+  return std::system(RUNNER_PYTHON " -c 'import torch.distributed.run' >/dev/null 2>&1") == 0;
+}
+
+// --redirects 2 --tee 2: the ranks' output as without them (stderr also kept in torchrun's log
+// folder). Debian 12's torchrun (PyTorch 1.13 on Python 3.11) fails at start without them: it
+// reads their default "0" as no setting at all.
+std::string torchrun(const std::string& flags) {
+  return "timeout 120 " RUNNER_PYTHON " -m torch.distributed.run " + flags +
+         " --redirects 2 --tee 2 --no_python " RUNNER_BINARY_DIR "/bin/runner";
+}
+
+std::string experiment(const std::string& dir) {
+  std::string text = blobs_experiment(dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\n"
+                                                    "lr = 0.5\n[strategy]\nname = \"ddp\"\n"
+                                                    "timeout_s = 60\n");
+  text.replace(text.find("epochs = 1"), 10, "epochs = 2");
+  write_file(dir + "/exp.toml", text);
+  return "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml";
+}
+
+// Runs each command in the background and waits for all; their exit codes, in order.
+std::vector<int> run_together(const std::vector<std::string>& commands, const std::string& dir) {
+  std::string script;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const std::string n = std::to_string(i);
+    script += "(" + commands[i] + " >" + dir + "/out" + n + " 2>&1; echo $? >" + dir + "/rc" + n +
+              ") &\n";
+  }
+  write_file(dir + "/launch.sh", script + "wait\n");
+  std::system(("sh " + dir + "/launch.sh").c_str());
+  std::vector<int> codes;
+  for (size_t i = 0; i < commands.size(); ++i)
+    codes.push_back(std::atoi(read_file(dir + "/rc" + std::to_string(i)).c_str()));
+  return codes;
+}
+
+std::vector<double> step_losses(const std::string& path) {
+  const auto runs = results::read_runs(path);
+  EXPECT_EQ(runs.size(), 1u);
+  std::vector<double> losses;
+  if (runs.empty()) return losses;
+  EXPECT_EQ(runs[0].status, results::Status::completed) << runs[0].error;
+  for (const auto& step : runs[0].steps) losses.push_back(step.loss);
+  return losses;
+}
+
+// The same experiment launched by runner on 2 local ranks.
+std::vector<double> local_launch_losses() {
+  static const std::vector<double> losses = [] {
+    const std::string dir = scratch_dir("torchrun_reference");
+    const Output out = run_runner(experiment(dir) + " --nproc 2");
+    EXPECT_EQ(out.exit_code, 0) << out.err;
+    return step_losses(dir + "/r.h5");
+  }();
+  return losses;
+}
+
+void expect_follows_local_launch(const std::string& dir, const std::vector<int>& codes) {
+  for (size_t i = 0; i < codes.size(); ++i)
+    EXPECT_EQ(codes[i], 0) << read_file(dir + "/out" + std::to_string(i));
+  const std::vector<double> losses = step_losses(dir + "/r.h5");
+  ASSERT_FALSE(losses.empty());
+  EXPECT_EQ(losses, local_launch_losses());
+}
+
+TEST(Torchrun, StaticRendezvousRanksJoinTheAgentsStore) {
+  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  const std::string dir = scratch_dir("torchrun_static");
+  const std::string port = std::to_string(free_port());
+  const auto codes = run_together({torchrun("--nnodes 1 --nproc_per_node 2 --master_addr "
+                                            "127.0.0.1 --master_port " + port) +
+                                   " " + experiment(dir)},
+                                  dir);
+  expect_follows_local_launch(dir, codes);
+}
+
+TEST(Torchrun, C10dRendezvousRanksServeTheirOwnStore) {
+  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  const std::string dir = scratch_dir("torchrun_c10d");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(free_port());
+  const auto codes = run_together(
+      {torchrun("--nnodes 1 --nproc_per_node 2 --rdzv_backend c10d --rdzv_id runner_test "
+                "--rdzv_endpoint " + endpoint) +
+       " " + experiment(dir)},
+      dir);
+  expect_follows_local_launch(dir, codes);
+}
+
+TEST(Torchrun, TwoNodesOnOneMachineTrainOneRun) {
+  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  const std::string dir = scratch_dir("torchrun_two_nodes");
+  const std::string port = std::to_string(free_port());
+  std::vector<std::string> nodes;
+  for (const char* node : {"0", "1"})
+    nodes.push_back(torchrun(std::string("--nnodes 2 --nproc_per_node 1 --node_rank ") + node +
+                             " --master_addr 127.0.0.1 --master_port " + port) +
+                    " " + experiment(dir));
+  expect_follows_local_launch(dir, run_together(nodes, dir));
+}
+
+}  // namespace
+}  // namespace runner::testing
