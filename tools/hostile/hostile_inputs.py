@@ -292,7 +292,7 @@ def cases():
     add("config", "unknown_model", lambda d: ["--plugin-path", GOOD, "--set",
                                               "model.name=\"nope\"", blobs(d)], (2,), "model.name")
     add("config", "unknown_strategy", run_blobs("[strategy]\nname = \"nope\"\n"), (2,),
-        "{dir}/exp.toml:14:1: unknown strategy 'nope'")
+        "{dir}/exp.toml:15:1: unknown strategy 'nope'")
     add("config", "unknown_optimizer", run_blobs("[optimizer]\nname = \"nope\"\n"), (2,),
         "optimizer.name")
     add("config", "deep_dotted_key", deep(key_levels=50000), (2,), "{dir}/exp.toml")
