@@ -20,8 +20,8 @@ enum class Variant { classic, cifar };
 
 struct LeNet5Options {
   std::string activation = "relu";  // an op name
-  std::string pool = "max";         // max, avg or the name of a pooling op
-  bool fused = false;               // each conv and its relu as the op fused_conv_relu
+  std::string pool = "max_pool2d";  // max, avg (LibTorch's) or the name of a pooling op
+  bool fused = true;                // with relu: each conv and its relu as the op fused_conv_relu
   Variant variant = Variant::classic;
   int64_t in_channels = 0;  // 0: the dataset's; else it must be the dataset's
   int64_t image_size = 0;   // 0: the dataset's; else it must be the dataset's

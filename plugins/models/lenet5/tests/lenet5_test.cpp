@@ -29,12 +29,17 @@ int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
 }
 int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
 
+// LibTorch's path: its max pool, and each conv apart from its relu.
+LeNet5Options libtorch_path() {
+  LeNet5Options options;
+  options.pool = "max";
+  options.fused = false;
+  return options;
+}
+
 TEST(LeNet5, PassesTheSdksModelCheckInEveryWayOfRunning) {
   FakeOpLibrary ops;
-  LeNet5Options fused_and_pooled;
-  fused_and_pooled.fused = true;
-  fused_and_pooled.pool = "max_pool2d";
-  for (const LeNet5Options& options : {LeNet5Options{}, fused_and_pooled}) {
+  for (const LeNet5Options& options : {LeNet5Options{}, libtorch_path()}) {
     LeNet5 model(options, context(ops));
     const runner::ModelCheck check = runner::check_model(model, context(ops).data);
     EXPECT_TRUE(check.ok()) << check.report();
@@ -74,7 +79,7 @@ TEST(LeNet5, FlopsAreTwiceTheMultiplyAddsOfConvsAndLinears) {
 TEST(LeNet5, ActivationComesFromTheOpLibraryByName) {
   FakeOpLibrary ops;
   torch::Tensor images = torch::randn({4, 1, 28, 28});
-  LeNet5Options relu_options;
+  LeNet5Options relu_options = libtorch_path();
   torch::Tensor with_relu = seeded_model(relu_options, ops)->forward(images);
   EXPECT_EQ(ops.relu->calls, 4);  // after conv1, conv2, fc1, fc2
   EXPECT_EQ(ops.tanh->calls, 0);
@@ -90,8 +95,8 @@ TEST(LeNet5, ActivationComesFromTheOpLibraryByName) {
 TEST(LeNet5, PoolKeyChangesThePooling) {
   FakeOpLibrary ops;
   torch::Tensor images = torch::randn({2, 1, 28, 28});
-  LeNet5Options max_options;
-  LeNet5Options avg_options;
+  LeNet5Options max_options = libtorch_path();
+  LeNet5Options avg_options = libtorch_path();
   avg_options.pool = "avg";
   torch::Tensor with_max = seeded_model(max_options, ops)->forward(images);
   torch::Tensor with_avg = seeded_model(avg_options, ops)->forward(images);
@@ -102,11 +107,11 @@ TEST(LeNet5, PoolKeyChangesThePooling) {
 TEST(LeNet5, PoolCanBeAnOpByName) {
   FakeOpLibrary ops;
   torch::Tensor images = torch::randn({2, 1, 28, 28});
-  LeNet5Options op_options;
+  LeNet5Options op_options = libtorch_path();
   op_options.pool = "max_pool2d";
   torch::Tensor with_op = seeded_model(op_options, ops)->forward(images);
   EXPECT_EQ(ops.max_pool2d->calls, 2);  // after conv1 and conv2
-  EXPECT_TRUE(torch::allclose(with_op, seeded_model(LeNet5Options{}, ops)->forward(images)));
+  EXPECT_TRUE(torch::allclose(with_op, seeded_model(libtorch_path(), ops)->forward(images)));
 }
 
 TEST(LeNet5, UnknownPoolOpPropagatesTheLibrarysConfigError) {
@@ -122,23 +127,34 @@ TEST(LeNet5, UnknownPoolOpPropagatesTheLibrarysConfigError) {
 TEST(LeNet5, FusedRunsEachConvAndReluAsTheFusedOp) {
   FakeOpLibrary ops;
   torch::Tensor images = torch::randn({3, 1, 28, 28});
-  LeNet5Options fused_options;
+  LeNet5Options fused_options = libtorch_path();
   fused_options.fused = true;
   torch::Tensor fused = seeded_model(fused_options, ops)->forward(images);
   EXPECT_EQ(ops.fused_conv_relu->calls, 2);  // conv1 and conv2
   EXPECT_EQ(ops.relu->calls, 2);             // fc1 and fc2 only
-  EXPECT_TRUE(torch::allclose(fused, seeded_model(LeNet5Options{}, ops)->forward(images)));
+  EXPECT_TRUE(torch::allclose(fused, seeded_model(libtorch_path(), ops)->forward(images)));
 }
 
-TEST(LeNet5, FusedRefusesAnActivationOtherThanRelu) {
+TEST(LeNet5, TheDefaultsAreTheOpsAndComputeWhatLibTorchsPathDoes) {
+  FakeOpLibrary ops;
+  torch::Tensor images = torch::randn({3, 1, 28, 28});
+  torch::Tensor fast = seeded_model(LeNet5Options{}, ops)->forward(images);
+  EXPECT_EQ(ops.fused_conv_relu->calls, 2);
+  EXPECT_EQ(ops.max_pool2d->calls, 2);
+  EXPECT_TRUE(torch::allclose(fast, seeded_model(libtorch_path(), ops)->forward(images)));
+  const LeNet5Options resolved = LeNet5Options::from(model_testing::options_for(lenet5_schema()));
+  EXPECT_EQ(resolved.pool, "max_pool2d");
+  EXPECT_TRUE(resolved.fused);
+}
+
+// Fusion is relu's: another activation runs after a plain conv, fused key or not.
+TEST(LeNet5, AnotherActivationRunsApartFromTheConv) {
   FakeOpLibrary ops;
   LeNet5Options options;
-  options.fused = true;
   options.activation = "tanh";
-  std::optional<runner::ConfigError> error =
-      model_testing::config_error_of([&] { LeNet5 model(options, context(ops)); });
-  ASSERT_TRUE(error);
-  EXPECT_TRUE(model_testing::contains(error->what(), "activation = \"tanh\"")) << error->what();
+  seeded_model(options, ops)->forward(torch::randn({2, 1, 28, 28}));
+  EXPECT_EQ(ops.fused_conv_relu->calls, 0);
+  EXPECT_EQ(ops.tanh->calls, 4);
 }
 
 TEST(LeNet5, UnknownActivationPropagatesTheLibrarysConfigError) {

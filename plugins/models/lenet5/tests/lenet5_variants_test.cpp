@@ -46,7 +46,8 @@ TEST(LeNet5Variants, CifarOn3x32x32Flattens1024Features) {
   int64_t expected =
       conv_parameters(3, 6, 3) + conv_parameters(6, 16, 3) + classifier_parameters(16 * 8 * 8);
   EXPECT_EQ(model.parameter_count(), expected);
-  EXPECT_EQ(ops.relu->calls, 4);
+  EXPECT_EQ(ops.fused_conv_relu->calls, 2);  // each conv with its relu
+  EXPECT_EQ(ops.relu->calls, 2);             // after fc1 and fc2
 }
 
 TEST(LeNet5Variants, CifarFlopsAreTwiceTheMultiplyAdds) {
