@@ -114,6 +114,18 @@ def idx_split(folder, prefix, images=10, pixels=None, labels=None, image_magic=2
     write(f"{folder}/{prefix}-labels-idx1-ubyte", big_endian(label_magic, count) + labels)
 
 
+def lenet5_on(d, dataset, folder):
+    return write(f"{d}/exp.toml", f"""[experiment]
+name = "hostile"
+results = "{d}/r.h5"
+[dataset]
+name = "{dataset}"
+data_dir = "{folder}"
+[model]
+name = "lenet5"
+""")
+
+
 def mnist(train_kwargs=None, after=None):
     def setup(d):
         folder = f"{d}/mnist"
@@ -121,15 +133,7 @@ def mnist(train_kwargs=None, after=None):
         idx_split(folder, "t10k")
         if after:
             after(folder)
-        return [write(f"{d}/exp.toml", f"""[experiment]
-name = "hostile"
-results = "{d}/r.h5"
-[dataset]
-name = "mnist"
-data_dir = "{folder}"
-[model]
-name = "lenet5"
-""")]
+        return [lenet5_on(d, "mnist", folder)]
     return setup
 
 
@@ -157,15 +161,7 @@ def cifar(first_file, missing=()):
             if name not in missing:
                 write(f"{folder}/{name}", CIFAR_RECORD)
         write(f"{folder}/data_batch_1.bin", first_file)
-        return [write(f"{d}/exp.toml", f"""[experiment]
-name = "hostile"
-results = "{d}/r.h5"
-[dataset]
-name = "cifar10"
-data_dir = "{folder}"
-[model]
-name = "lenet5"
-""")]
+        return [lenet5_on(d, "cifar10", folder)]
     return setup
 
 
@@ -330,15 +326,8 @@ def cases():
                    "--dry-run", "--set", "model.name=\"exploding\"", blobs(d)], (2, 3),
         "exploding")
 
-    add("data", "mnist_missing_files", lambda d: [write(f"{d}/exp.toml", f"""[experiment]
-name = "hostile"
-results = "{d}/r.h5"
-[dataset]
-name = "mnist"
-data_dir = "{d}/nowhere"
-[model]
-name = "lenet5"
-""")], (4,), "MNIST files missing in {dir}/nowhere")
+    add("data", "mnist_missing_files", lambda d: [lenet5_on(d, "mnist", f"{d}/nowhere")], (4,),
+        "MNIST files missing in {dir}/nowhere")
     add("data", "mnist_truncated", mnist({"pixels": 100}), (4,),
         "{dir}/mnist/train-images-idx3-ubyte: truncated")
     add("data", "mnist_wrong_magic", mnist({"image_magic": 0x12345678}), (4,),
