@@ -63,10 +63,13 @@ std::vector<double> step_losses(const std::string& path) {
   return losses;
 }
 
-// The same experiment launched by runner on 2 local ranks.
+// The same experiment launched by runner on 2 local ranks, in a folder of the test's own:
+// CTest runs each test as a process of its own, side by side.
 std::vector<double> local_launch_losses() {
   static const std::vector<double> losses = [] {
-    const std::string dir = scratch_dir("torchrun_reference");
+    const std::string dir = scratch_dir(
+        std::string("torchrun_reference_") +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     const Output out = run_runner(experiment(dir) + " --nproc 2");
     EXPECT_EQ(out.exit_code, 0) << out.err;
     return step_losses(dir + "/r.h5");
