@@ -44,14 +44,17 @@ std::vector<Field> column(const std::vector<Record>& records, Field Record::*mem
   return values;
 }
 
+// The counter goes last. Each series is closed, its data handed to the file, before the next
+// is opened, so a row whose counter reads back has every value; a writer killed inside an
+// append can leave a longer series whose last row was never written and reads 0.
 template <typename Record>
 void append_records(hid_t group, const RecordLayout<Record>& layout,
                     const std::vector<Record>& records) {
-  append_to_series(group, layout.counter_name, column(records, layout.counter));
   for (const auto& [name, member] : layout.values)
     append_to_series(group, name, column(records, member));
   for (const auto& [name, member] : layout.added_values)
     append_to_series(group, name, column(records, member));
+  append_to_series(group, layout.counter_name, column(records, layout.counter));
 }
 
 // Every series of the group cut to at most `length` rows.
@@ -73,12 +76,14 @@ void read_column(hid_t group, const char* name, double Record::*member,
 }
 
 // A writer killed between two series of one append leaves them of unequal lengths: the
-// records are the rows every series has.
+// records are the rows every series has, up to the last whose counter was written (counters
+// start at 1; an unwritten one reads 0).
 template <typename Record>
 std::vector<Record> read_records(hid_t group, const RecordLayout<Record>& layout) {
   const std::vector<int64_t> counters = read_int_list(group, layout.counter_name);
   std::vector<Record> records(counters.size());
   for (size_t row = 0; row < counters.size(); ++row) records[row].*layout.counter = counters[row];
+  while (!records.empty() && records.back().*layout.counter == 0) records.pop_back();
   for (const auto& [name, member] : layout.values) read_column(group, name, member, records);
   for (const auto& [name, member] : layout.added_values)
     if (has_member(group, name)) read_column(group, name, member, records);

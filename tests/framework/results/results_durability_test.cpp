@@ -2,6 +2,7 @@
 // was appended (and so flushed) before the kill. The writer is a forked child: only a real
 // kill shows what reaches the disk.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -89,6 +90,37 @@ void expect_killed_run(const std::vector<RunRecord>& runs, bool intact) {
     testing::expect_same_epoch(run.epochs[i], sample_epoch(static_cast<int64_t>(i) + 1));
   for (size_t i = 0; i < run.steps.size(); ++i)
     EXPECT_EQ(run.steps[i].loss, sample_step(static_cast<int64_t>(i) + 1).loss);
+}
+
+// What a writer killed inside an append can leave on disk: every series one row longer, the
+// row never written (HDF5's fill value, 0). That row is not read back as a zero epoch.
+TEST(ResultsDurability, ARowExtendedButNeverWrittenIsNotRead) {
+  ScratchFolder folder;
+  const std::string path = folder.file("extended.h5");
+  {
+    auto run = ResultsFile::open(path)->begin_run(sample_header("killed"));
+    for (int64_t epoch = 1; epoch <= 3; ++epoch) run->append_epoch(sample_epoch(epoch));
+  }
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t epochs = H5Gopen2(file, "killed/epochs", H5P_DEFAULT);
+  ASSERT_GE(epochs, 0);
+  H5Literate(epochs, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr,
+             [](hid_t group, const char* name, const H5L_info_t*, void*) -> herr_t {
+               const hid_t series = H5Dopen2(group, name, H5P_DEFAULT);
+               const hsize_t longer[1] = {4};
+               H5Dset_extent(series, longer);
+               H5Dclose(series);
+               return 0;
+             },
+             nullptr);
+  H5Gclose(epochs);
+  H5Fclose(file);
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].epochs.size(), 3u);
+  for (int64_t epoch = 1; epoch <= 3; ++epoch)
+    testing::expect_same_epoch(runs[0].epochs[epoch - 1], sample_epoch(epoch));
 }
 
 TEST(ResultsDurability, KillBetweenFlushesKeepsEveryAppendedEpoch) {
