@@ -18,5 +18,6 @@ if not shutil.which(os.environ.get("RUNNER_PROTOC", "protoc")):
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+sys.path.insert(1, os.path.dirname(here))  # results_fixture, shared with the package's tests
 suite = unittest.defaultTestLoader.discover(here, pattern="test_*.py", top_level_dir=here)
 sys.exit(0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1)

@@ -10,31 +10,13 @@ import h5py
 import numpy
 
 import event_reader
+import results_fixture
 
 MODULES = event_reader.compile_protos(os.environ["RUNNER_PROTO_DIR"],
                                       os.environ.get("RUNNER_PROTOC", "protoc"))
 
-SWEEP = """\
-[experiment]
-name = "blobs_sweep"
-results = "{results}"
-[dataset]
-name = "blobs"
-[model]
-name = "linear_probe"
-[optimizer]
-name = "sgd"
-momentum = 0.9
-[train]
-epochs = 2
-batch_size = 32
-[sweep]
-mode = "zip"
-"optimizer.lr" = [0.01, 0.1, 0.05]
-"optimizer.nesterov" = [true, false, true]
-"train.batch_size" = [16, 32, 16]
-"model.activation" = ["fixture_identity", "relu", "relu"]
-"""
+# The results package's sweep: one swept key of each TOML type.
+SWEEP = results_fixture.EXPERIMENT
 
 # The layered fixture model, 3 epochs of 16 steps, a checkpoint every 10 steps.
 KILLED = """\
