@@ -23,6 +23,7 @@ import gzip
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -241,7 +242,6 @@ def torchrun_env(rank, world, port):
 
 
 def free_port():
-    import socket
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -252,7 +252,6 @@ def free_port():
 def cases():
     c = []
     add = lambda *a, **k: c.append(Case(*a, **k))
-    T = "[train]\n"
 
     add("config", "missing_file", lambda d: [f"{d}/none.toml"], (2,), "{dir}/none.toml")
     add("config", "empty_file", toml_text(""), (2,), "{dir}/exp.toml")
