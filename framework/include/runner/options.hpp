@@ -51,6 +51,15 @@ class Schema {
                  std::optional<double> max = std::nullopt);
   Schema& text(const std::string& name, std::optional<std::string> def, const std::string& doc,
                std::vector<std::string> choices = {});
+  // Lists (`hidden = [128, 64]`): the range or the choices apply to each element.
+  Schema& integers(const std::string& name, std::optional<std::vector<int64_t>> def,
+                   const std::string& doc, std::optional<double> min = std::nullopt,
+                   std::optional<double> max = std::nullopt);
+  Schema& numbers(const std::string& name, std::optional<std::vector<double>> def,
+                  const std::string& doc, std::optional<double> min = std::nullopt,
+                  std::optional<double> max = std::nullopt);
+  Schema& texts(const std::string& name, std::optional<std::vector<std::string>> def,
+                const std::string& doc, std::vector<std::string> choices = {});
 
   const std::vector<KeySpec>& keys() const { return keys_; }
   const KeySpec* find(const std::string& name) const;

@@ -14,14 +14,6 @@ struct TransformSpec {
 
 const std::vector<std::string> kInterpolations = {"nearest", "bilinear"};
 
-KeySpec number_list(const std::string& name, std::optional<std::vector<double>> def,
-                    const std::string& doc, std::optional<double> min,
-                    std::optional<double> max = std::nullopt) {
-  std::optional<Value> default_value;
-  if (def) default_value = Value(std::move(*def));
-  return {name, KeyType::number_list, default_value, doc, min, max, {}};
-}
-
 Schema& add_resampling(Schema& s) {
   s.text("interpolation", "nearest", "How output pixels sample the input", kInterpolations);
   s.number("fill", 0.0, "Value of the pixels that come from outside the input");
@@ -31,10 +23,10 @@ Schema& add_resampling(Schema& s) {
 Schema random_affine() {
   Schema s;
   s.number("degrees", 0.0, "Rotation angle uniform in [-degrees, degrees]", 0);
-  s.add(number_list("translate", std::vector<double>{0.0, 0.0},
-                    "[tx, ty]: shift uniform in [-tx*W, tx*W] and [-ty*H, ty*H] pixels", 0, 1));
-  s.add(number_list("scale", std::vector<double>{1.0, 1.0},
-                    "[min, max]: zoom factor uniform in [min, max], each above 0", 0));
+  s.numbers("translate", std::vector<double>{0.0, 0.0},
+            "[tx, ty]: shift uniform in [-tx*W, tx*W] and [-ty*H, ty*H] pixels", 0, 1);
+  s.numbers("scale", std::vector<double>{1.0, 1.0},
+            "[min, max]: zoom factor uniform in [min, max], each above 0", 0);
   s.number("shear", 0.0, "Shear angle along x uniform in [-shear, shear] degrees", 0);
   return add_resampling(s);
 }
@@ -47,13 +39,8 @@ Schema random_rotation() {
 
 Schema random_crop() {
   Schema s;
-  s.add({"size",
-         KeyType::integer_list,
-         Value(std::vector<int64_t>{}),
-         "[h, w] of the crop, or [s] for a square; []: the input's size",
-         1,
-         std::nullopt,
-         {}});
+  s.integers("size", std::vector<int64_t>{},
+             "[h, w] of the crop, or [s] for a square; []: the input's size", 1);
   s.integer("padding", 0, "Zero pixels added on every side before cropping", 0);
   return s;
 }
@@ -72,10 +59,8 @@ Schema color_jitter() {
 
 Schema normalize() {
   Schema s;
-  s.add(
-      number_list("mean", std::nullopt, "Subtracted: one value, or one per channel", std::nullopt));
-  s.add(number_list("std", std::nullopt, "Divided by: one value, or one per channel, each above 0",
-                    0));
+  s.numbers("mean", std::nullopt, "Subtracted: one value, or one per channel");
+  s.numbers("std", std::nullopt, "Divided by: one value, or one per channel, each above 0", 0);
   return s;
 }
 

@@ -3,18 +3,6 @@
 #include "config/experiment.hpp"
 
 namespace runner::config {
-namespace {
-
-KeySpec string_list(const std::string& name, std::vector<std::string> def, const std::string& doc) {
-  return {name, KeyType::string_list, Value(std::move(def)), doc, {}, {}, {}};
-}
-
-KeySpec number_list(const std::string& name, std::vector<double> def, const std::string& doc,
-                    double min, double max) {
-  return {name, KeyType::number_list, Value(std::move(def)), doc, min, max, {}};
-}
-
-}  // namespace
 
 const Schema& experiment_schema() {
   static const Schema schema = [] {
@@ -26,10 +14,10 @@ const Schema& experiment_schema() {
     s.text("tensorboard", "",
            "Folder of TensorBoard event files: <folder>/<name>/ holds the sweep's hparams and "
            "one folder per run; empty: none. Not part of a run's id");
-    s.add(string_list("plugin_path", {}, "Extra folders to load plugins from"));
-    s.add(string_list("table", {},
-                      "Columns the study compares (runner report's CSV names, e.g. forward_s): "
-                      "shown in its table whatever the width"));
+    s.texts("plugin_path", std::vector<std::string>{}, "Extra folders to load plugins from");
+    s.texts("table", std::vector<std::string>{},
+            "Columns the study compares (runner report's CSV names, e.g. forward_s): shown in "
+            "its table whatever the width");
     return s;
   }();
   return schema;
@@ -100,7 +88,8 @@ const Schema& optimizer_schema() {
     s.number("momentum", 0.0, "SGD momentum", 0, 1);
     s.flag("nesterov", false, "SGD with Nesterov momentum");
     s.number("weight_decay", 0.0, "L2 penalty (decoupled for adamw)", 0);
-    s.add(number_list("betas", {0.9, 0.999}, "Adam/AdamW moment decay rates, two values", 0, 1));
+    s.numbers("betas", std::vector<double>{0.9, 0.999},
+              "Adam/AdamW moment decay rates, two values", 0, 1);
     s.number("eps", 1e-8, "Adam/AdamW term added to the denominator", 0);
     return s;
   }();

@@ -47,15 +47,23 @@ void check_bounds(const Value& value, const RawValue& raw, const std::string& do
     check_list_range(*ds, raw, dotted, spec);
 }
 
-void check_choice(const Value& value, const RawValue& raw, const std::string& dotted,
+// `element` is the key as written in the message, as in check_range.
+void check_choice(const std::string& text, const std::string& element, const RawValue& raw,
                   const KeySpec& spec) {
-  const auto* s = std::get_if<std::string>(&value);
-  if (!s || spec.choices.empty()) return;
-  if (std::find(spec.choices.begin(), spec.choices.end(), *s) != spec.choices.end()) return;
+  if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return;
   fail(raw.where,
-       dotted + " = " + value_to_string(value) + " is not one of " + joined(spec.choices) +
-           suggestion(*s, spec.choices),
+       element + " = " + value_to_string(Value(text)) + " is not one of " +
+           joined(spec.choices) + suggestion(text, spec.choices),
        "choices: " + joined(spec.choices));
+}
+
+void check_choices(const Value& value, const RawValue& raw, const std::string& dotted,
+                   const KeySpec& spec) {
+  if (spec.choices.empty()) return;
+  if (const auto* s = std::get_if<std::string>(&value)) check_choice(*s, dotted, raw, spec);
+  if (const auto* ss = std::get_if<std::vector<std::string>>(&value))
+    for (size_t i = 0; i < ss->size(); ++i)
+      check_choice((*ss)[i], dotted + "[" + std::to_string(i) + "]", raw, spec);
 }
 
 bool contains(const std::vector<std::string>& items, const std::string& item) {
@@ -67,7 +75,7 @@ bool contains(const std::vector<std::string>& items, const std::string& item) {
 Value checked_value(const RawValue& raw, const std::string& dotted, const KeySpec& spec) {
   Value value = to_value(raw, dotted, spec);
   check_bounds(value, raw, dotted, spec);
-  check_choice(value, raw, dotted, spec);
+  check_choices(value, raw, dotted, spec);
   return value;
 }
 

@@ -55,11 +55,10 @@ void add_download_keys(runner::Schema& schema) {
   schema.flag("download", false,
               "fetch the files missing from data_dir (as <stem>.gz) from the first mirror that "
               "serves them with the expected MD5");
-  schema.add({"mirrors", runner::KeyType::string_list, runner::Value(kMnistMirrors),
-              "base URLs to fetch <stem>.gz from, tried in order"});
-  schema.add({"md5", runner::KeyType::string_list, runner::Value(kMnistMd5),
-              "MD5 of train-images, train-labels, t10k-images, t10k-labels .gz (default: "
-              "MNIST's)"});
+  schema.texts("mirrors", kMnistMirrors, "base URLs to fetch <stem>.gz from, tried in order");
+  schema.texts("md5", kMnistMd5,
+               "MD5 of train-images, train-labels, t10k-images, t10k-labels .gz (default: "
+               "MNIST's)");
 }
 
 DownloadSource download_source_from(const runner::Options& options) {

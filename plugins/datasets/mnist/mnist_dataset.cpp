@@ -89,10 +89,8 @@ runner::Schema mnist_schema() {
   schema.flag("normalize", true,
               "true: (x/255 - mean)/std with the mean and std of the whole training file; "
               "false: x/255");
-  runner::KeySpec class_names{"class_names", runner::KeyType::string_list,
-                              runner::Value(std::vector<std::string>{}),
-                              "names of the 10 classes in label order (empty: \"0\"..\"9\")"};
-  schema.add(class_names);
+  schema.texts("class_names", std::vector<std::string>{},
+               "names of the 10 classes in label order (empty: \"0\"..\"9\")");
   add_download_keys(schema);
   return schema;
 }

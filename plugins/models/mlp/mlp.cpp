@@ -34,13 +34,8 @@ MlpOptions MlpOptions::from(const runner::Options& options) {
 
 runner::Schema mlp_schema() {
   runner::Schema schema;
-  runner::KeySpec hidden;
-  hidden.name = "hidden";
-  hidden.type = runner::KeyType::integer_list;
-  hidden.default_value = std::vector<int64_t>{512, 256};
-  hidden.doc = "widths of the hidden layers, first to last; [] is a single linear layer";
-  hidden.min = 1;
-  schema.add(hidden);
+  schema.integers("hidden", std::vector<int64_t>{512, 256},
+                  "widths of the hidden layers, first to last; [] is a single linear layer", 1);
   schema.text("activation", "relu", "name of the op applied after each hidden layer");
   return schema;
 }

@@ -82,16 +82,6 @@ Stage make_classifier(const support::ImageShape& input, int64_t classes, const V
   return classifier;
 }
 
-runner::KeySpec blocks_key() {
-  runner::KeySpec key;
-  key.name = "blocks";
-  key.type = runner::KeyType::integer_list;
-  key.default_value = std::vector<int64_t>{2, 2, 3, 3, 3};
-  key.doc = "convs of each block, each block ending in a 2x2 max-pool; the default is VGG-16's";
-  key.min = 1;
-  return key;
-}
-
 }  // namespace
 
 VggOptions VggOptions::from(const runner::Options& options) {
@@ -109,7 +99,10 @@ runner::Schema vgg_schema() {
   runner::Schema schema;
   schema.integer("width", 64, "channels of the first block; each next block doubles them, to 512",
                  1, kMaxChannels);
-  schema.add(blocks_key());
+  schema.integers("blocks", std::vector<int64_t>{2, 2, 3, 3, 3},
+                  "convs of each block, each block ending in a 2x2 max-pool; the default is "
+                  "VGG-16's",
+                  1);
   schema.integer("classifier_hidden", 512, "width of the classifier's hidden linear layer", 1);
   schema.number("dropout", 0.5, "dropout probability before the classifier's last layer", 0, 1);
   schema.flag("batch_norm", true, "BatchNorm after each conv (the convs then have no bias)");

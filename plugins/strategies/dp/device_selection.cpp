@@ -23,16 +23,11 @@ void check_in_range(const std::vector<int64_t>& requested, int64_t visible) {
 }  // namespace
 
 Schema dp_schema() {
-  KeySpec devices;
-  devices.name = "devices";
-  devices.type = KeyType::integer_list;
-  devices.default_value = std::vector<int64_t>{};
-  devices.doc =
-      "CUDA device indices to run on, the first the one train.device names; "
-      "[] takes every visible device";
-  devices.min = 0;
   Schema schema;
-  schema.add(devices);
+  schema.integers("devices", std::vector<int64_t>{},
+                  "CUDA device indices to run on, the first the one train.device names; "
+                  "[] takes every visible device",
+                  0);
   return schema;
 }
 

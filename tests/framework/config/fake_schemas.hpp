@@ -23,13 +23,9 @@ class FakeSchemas : public SchemaSource {
     lenet5.text("activation", "relu", "Activation op");
     add(Kind::model, "lenet5", lenet5);
     Schema mlp;
-    mlp.add({"hidden",
-             KeyType::integer_list,
-             Value(std::vector<int64_t>{128}),
-             "Layer widths",
-             1,
-             std::nullopt,
-             {}});
+    mlp.integers("hidden", std::vector<int64_t>{128}, "Layer widths", 1);
+    mlp.texts("norms", std::vector<std::string>{}, "Normalisation after each layer",
+              {"none", "batch", "layer"});
     add(Kind::model, "mlp", mlp);
 
     add(Kind::strategy, "single", Schema());

@@ -162,7 +162,7 @@ TEST(ConfigSweep, AComponentNameCanBeSweptAndPicksTheSchemaOfEachRun) {
                                   "[sweep]\n\"model.name\" = [\"lenet5\", \"mlp\"]\n"
                                   "\"model.activation\" = [\"tanh\"]\n");
   EXPECT_TRUE(Contains(error.what(), "exp.toml:8:1: unknown key model.activation"));
-  EXPECT_TRUE(Contains(error.hint(), "known keys: name, hidden"));
+  EXPECT_TRUE(Contains(error.hint(), "known keys: name, hidden, norms"));
 }
 
 TEST(ConfigSweep, ASweptSectionAbsentFromTheFileStartsEmpty) {

@@ -122,6 +122,17 @@ TEST(ConfigValidate, AStringOutsideItsChoicesListsThem) {
       Contains(parse_error(kMinimal + "[optimizer]\nname = \"lbfgs\"\n").what(), "did you mean"));
 }
 
+TEST(ConfigValidate, EachStringOfAListIsOneOfItsChoices) {
+  const RunConfig run =
+      parse(kMinimal + "norms = [\"batch\", \"none\"]\n", {"model.name=mlp"}).runs[0];
+  EXPECT_EQ(run.model.options.get_strings("norms"), (std::vector<std::string>{"batch", "none"}));
+  ConfigError e = parse_error(kMinimal + "norms = [\"batch\", \"lyer\"]\n", {"model.name=mlp"});
+  EXPECT_TRUE(Contains(e.what(),
+                       "model.norms[1] = \"lyer\" is not one of none, batch, layer; "
+                       "did you mean 'layer'?"));
+  EXPECT_EQ(e.hint(), "choices: none, batch, layer");
+}
+
 TEST(ConfigValidate, AMissingRequiredKeyIsReportedAtTheSectionHeader) {
   ConfigError e = parse_error(
       "[train]\nepochs = 2\n\n[dataset]\nname = \"mnist\"\n[model]\nname = \"lenet5\"\n");

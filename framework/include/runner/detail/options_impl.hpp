@@ -115,6 +115,30 @@ inline Schema& Schema::text(const std::string& name, std::optional<std::string> 
   return add({name, KeyType::string, d, doc, {}, {}, std::move(choices)});
 }
 
+inline Schema& Schema::integers(const std::string& name,
+                                std::optional<std::vector<int64_t>> def, const std::string& doc,
+                                std::optional<double> min, std::optional<double> max) {
+  std::optional<Value> d;
+  if (def) d = Value(std::move(*def));
+  return add({name, KeyType::integer_list, d, doc, min, max, {}});
+}
+
+inline Schema& Schema::numbers(const std::string& name, std::optional<std::vector<double>> def,
+                               const std::string& doc, std::optional<double> min,
+                               std::optional<double> max) {
+  std::optional<Value> d;
+  if (def) d = Value(std::move(*def));
+  return add({name, KeyType::number_list, d, doc, min, max, {}});
+}
+
+inline Schema& Schema::texts(const std::string& name,
+                             std::optional<std::vector<std::string>> def, const std::string& doc,
+                             std::vector<std::string> choices) {
+  std::optional<Value> d;
+  if (def) d = Value(std::move(*def));
+  return add({name, KeyType::string_list, d, doc, {}, {}, std::move(choices)});
+}
+
 inline const KeySpec* Schema::find(const std::string& name) const {
   for (const auto& k : keys_)
     if (k.name == name) return &k;
