@@ -89,7 +89,7 @@ def _run_row(name, run, version):
     for key, value in run["sweep"].attrs.items():
         row[key] = value_of(value) if version == 1 else _python_value(value)
     row.update(_summary(run))
-    row.update(_throughput(run))
+    row.update(_throughput(run, row["world_size"]))
     return row
 
 
@@ -113,12 +113,23 @@ def _columns(group):
     return {key: values[:length] for key, values in columns.items()}
 
 
-def _throughput(run):
-    """What `runner report` shows: the epochs' mean training throughput, the mean step time."""
+def _throughput(run, world_size):
+    """What `runner report` shows: the epochs' mean training throughput, the mean step time,
+    the ranks' waits for collectives, and where NVML measured them, the GPU's mean
+    utilisation and its largest memory use."""
     epochs, steps = _columns(run["epochs"]), _columns(run["steps"])
     values = {}
     if len(epochs.get("samples_per_s", [])):
         values["samples_per_s"] = float(np.mean(epochs["samples_per_s"]))
+    measured_columns = [("gpu_utilization", "gpu_utilization", np.mean),
+                        ("gpu_memory_used_bytes", "gpu_memory_bytes", np.max)]
+    if world_size > 1:
+        measured_columns.append(("communication_s", "communication_s", np.sum))
+    for column, name, combine in measured_columns:
+        measured = np.asarray(epochs.get(column, []), dtype=float)
+        measured = measured[~np.isnan(measured)]
+        if len(measured):
+            values[name] = float(combine(measured))
     if len(steps.get("duration_s", [])):
         values["step_time_s"] = float(np.mean(steps["duration_s"]))
     return values

@@ -82,6 +82,13 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
       EXPECT_EQ(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
     else
       EXPECT_GT(runs[i].epochs.at(0).bubble_fraction, 0) << runs[i].header.label;
+  // Every layout of 2 Gloo ranks waits for its collectives some of each epoch, and no longer
+  // than the epoch lasted.
+  for (const auto& run : runs)
+    for (const auto& epoch : run.epochs) {
+      EXPECT_GT(epoch.communication_s, 0) << run.header.label;
+      EXPECT_LT(epoch.communication_s, epoch.duration_s) << run.header.label;
+    }
   // Model state per rank, measured by the counting allocator after the last step, fp32 AdamW:
   // 4 bytes of weights, 4 of gradients and 8 of state per parameter, whole or halved.
   const double ladder[] = {16, 12, 10, 8};

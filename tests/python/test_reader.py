@@ -84,6 +84,51 @@ class LoadTest(unittest.TestCase):
         self.assertEqual(epochs["epoch"].dtype, np.int64)
 
 
+class MeasuredEpochColumnsTest(unittest.TestCase):
+    """Columns an epoch may leave unmeasured (NaN): NVML's readings, the ranks' waits for
+    collectives; summarised per run as `runner report` does."""
+
+    def copy(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "copy.h5")
+        shutil.copy(sweep_results(), path)
+        return path
+
+    def test_a_cpu_run_has_nan_readings_and_no_gpu_numbers(self):
+        results = runner_results.load(sweep_results())
+        for column in ("gpu_utilization", "gpu_memory_used_bytes"):
+            self.assertTrue(results.epochs[column].isna().all(), column)
+        self.assertNotIn("gpu_utilization", results.runs)
+
+    def test_measured_epochs_give_the_mean_utilisation_and_the_largest_memory(self):
+        path = self.copy()
+        readings = [([0.4, 0.8], [3e9, 2e9]), ([np.nan, 0.3], [np.nan, 1e9])]
+        with h5py.File(path, "r+") as f:
+            for (_, group), (utilization, memory) in zip(run_groups(f), readings):
+                group["epochs/gpu_utilization"][...] = utilization
+                group["epochs/gpu_memory_used_bytes"][...] = memory
+        runs = runner_results.load(path).runs
+        self.assertAlmostEqual(runs["gpu_utilization"][0], (0.4 + 0.8) / 2)
+        self.assertEqual(runs["gpu_memory_bytes"][0], 3e9)
+        self.assertAlmostEqual(runs["gpu_utilization"][1], 0.3)
+        self.assertEqual(runs["gpu_memory_bytes"][1], 1e9)
+        self.assertTrue(np.isnan(runs["gpu_utilization"][2]))
+
+    def test_communication_is_summed_over_the_measured_epochs_of_several_ranks(self):
+        path = self.copy()
+        with h5py.File(path, "r+") as f:
+            (_, two_ranks), (_, nccl), (_, one_rank) = run_groups(f)
+            for group, waits in ((two_ranks, [0.5, 0.25]), (nccl, [np.nan, np.nan])):
+                group["environment"].attrs["world_size"] = "2"
+                group["epochs/communication_s"][...] = waits
+            one_rank["epochs/communication_s"][...] = [0.0, 0.0]
+        runs = runner_results.load(path).runs
+        self.assertEqual(runs["communication_s"][0], 0.75)
+        self.assertTrue(np.isnan(runs["communication_s"][1]))
+        self.assertTrue(np.isnan(runs["communication_s"][2]), "one rank: nothing to wait for")
+
+
 class VersionOneTest(unittest.TestCase):
     """Files of format version 1 held sweep values as their TOML text."""
 

@@ -18,6 +18,7 @@
 #include "common/one_line.hpp"
 #include "distributed/peer_failure.hpp"
 #include "distributed/rank_health.hpp"
+#include "distributed/wait_clock.hpp"
 #include "runner/communicator.hpp"
 
 namespace runner::distributed {
@@ -49,6 +50,7 @@ class C10dCommunicator final : public Communicator {
     int rank = 0, world_size = 1;
     std::chrono::milliseconds timeout{300000};
     c10::intrusive_ptr<c10d::Store> store;  // the one the group met in, for sub-groups
+    std::shared_ptr<WaitClock> waits;       // where waits add their time; may be nullptr
     GroupMaker make_subgroup;
     std::function<void()> close;  // before the group goes (NCCL's shutdown, which 2.x wants)
   };
@@ -257,12 +259,14 @@ class C10dCommunicator final : public Communicator {
   }
 
   void wait_for(const char* what, const c10::intrusive_ptr<c10d::Work>& work) {
+    const auto start = std::chrono::steady_clock::now();
     try {
       work->wait(s_.timeout);
       if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
     } catch (const std::exception& e) {
       throw PeerFailure(s_.health->diagnose(what, one_line(e)));
     }
+    if (s_.waits) s_.waits->add(std::chrono::steady_clock::now() - start);
   }
 
   // Bounded: a worker descheduled for longer only frees the buffers later.

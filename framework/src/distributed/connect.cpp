@@ -29,7 +29,7 @@ RankConnection connect_ranks(const ConnectSpec& spec) {
   try {
     auto communicator = spec.backend == "nccl" ? make_nccl_communicator(spec, health)
                                                : make_gloo_communicator(spec, health);
-    return {communicator, health};
+    return {communicator, health, spec.waits};
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

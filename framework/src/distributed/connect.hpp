@@ -9,6 +9,7 @@
 #include <string>
 
 #include "distributed/rank_health.hpp"
+#include "distributed/wait_clock.hpp"
 #include "runner/communicator.hpp"
 
 namespace runner::distributed {
@@ -21,11 +22,15 @@ struct ConnectSpec {
   bool loopback = false;                        // every rank on this machine
   int rank = 0, world_size = 1;
   std::chrono::milliseconds timeout{300000};
+  // Where the rank's communicators add the time they waited; none when nullptr. NCCL's
+  // collectives run on the GPU's streams, so its waits do not block the host and add nothing.
+  std::shared_ptr<WaitClock> waits;
 };
 
 struct RankConnection {
   std::shared_ptr<Communicator> communicator;
   std::shared_ptr<RankHealth> health;
+  std::shared_ptr<WaitClock> waits;  // the spec's
 };
 
 // Throws RunError naming the ranks that never joined when the rendezvous times out.

@@ -41,6 +41,7 @@ std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
   setup.world_size = size;
   setup.timeout = spec.timeout;
   setup.store = store;
+  setup.waits = spec.waits;
   setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
     return gloo_group(spec, health, std::move(sub), r, n);
   };

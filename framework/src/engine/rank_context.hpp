@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "distributed/wait_clock.hpp"
 #include "runner/communicator.hpp"
 
 namespace runner::engine {
@@ -12,6 +13,8 @@ struct RankContext {
   std::shared_ptr<Communicator> communicator = std::make_shared<SingleRankCommunicator>();
   int local_rank = 0;
   int local_world_size = 1;
+  // The time this rank waited in its collectives; nullptr where not measured (NCCL).
+  std::shared_ptr<const distributed::WaitClock> waits;
 
   int rank() const { return communicator->rank(); }
   int world_size() const { return communicator->world_size(); }

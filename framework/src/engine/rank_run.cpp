@@ -21,6 +21,7 @@ distributed::RankConnection connect(const RankPlace& place, const RunRanks& rank
   spec.rank = place.rank;
   spec.world_size = place.world_size;
   spec.timeout = ranks.timeout;
+  if (ranks.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
   return distributed::connect_ranks(spec);
 }
 
@@ -38,7 +39,8 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
     const InterruptibleWait rendezvous(prefix, record);
     return connect(place, ranks, store);
   }();
-  RankContext context{connection.communicator, place.local_rank, place.local_world_size};
+  RankContext context{connection.communicator, place.local_rank, place.local_world_size,
+                      connection.waits};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.
   const InterruptibleWait collectives(prefix, record, std::chrono::seconds(1));

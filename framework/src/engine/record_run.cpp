@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "engine/gpu_monitor.hpp"
 #include "engine/null_writer.hpp"
 #include "engine/sweep_context.hpp"
 #include "engine/system.hpp"
@@ -43,6 +44,7 @@ results::RunHeader header_of(const SweepContext& c, const config::RunConfig& run
                               : c.launch.environment.local_world_size;
   header.environment = environment(
       device, configure_threads(run.train.get_int("threads"), local_ranks), world_size);
+  header.environment["gpu_monitor"] = gpu_monitor_status(device != "cpu");
   header.started_at = utc_now();
   return header;
 }

@@ -67,6 +67,14 @@ void sum_over_ranks(const Session& s, PassMetrics& metrics) {
   if (s.ranks.world_size() > 1) metrics.unpack(sum_over_ranks(s, metrics.pack(s.device)));
 }
 
+// On a GPU without NVML the run goes on, saying once why its table has no GPU readings.
+void start_monitoring_the_gpu(Session& s) {
+  std::string reason;
+  s.gpu = start_gpu_monitor(s.device.is_cuda(), pci_bus_id(s.device), reason);
+  if (!s.gpu && s.device.is_cuda() && s.ranks.rank() == 0)
+    s.console.line("GPU utilisation is not recorded: " + reason);
+}
+
 void build_session(Session& s, const plugin_host::Registry& registry) {
   const Options& train = s.run.train;
   s.seed = s.run.experiment.get_int("seed");
@@ -117,6 +125,7 @@ void build_session(Session& s, const plugin_host::Registry& registry) {
     s.steps_per_epoch = std::min(s.steps_per_epoch, train.get_int("max_steps_per_epoch"));
   s.schedule = std::make_unique<LearningRateSchedule>(
       s.run.schedule, s.run.optimizer.get_double("lr"), s.steps_per_epoch, s.epochs);
+  start_monitoring_the_gpu(s);
 }
 
 }  // namespace runner::engine

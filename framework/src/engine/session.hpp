@@ -12,6 +12,7 @@
 #include "data/augment.hpp"
 #include "engine/console.hpp"
 #include "engine/estimate.hpp"
+#include "engine/gpu_monitor.hpp"
 #include "engine/metrics.hpp"
 #include "engine/optimizers.hpp"
 #include "engine/rank_context.hpp"
@@ -52,6 +53,7 @@ struct Session {
   std::shared_ptr<HostStepMeter> meter;
   Techniques techniques;
   std::unique_ptr<RankMemory> memory;
+  std::unique_ptr<GpuMonitor> gpu;  // nullptr when not measured
   RunEstimate estimate;
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
   int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "runner/errors.hpp"
 #include "runner/version.hpp"
 
@@ -142,6 +144,18 @@ std::optional<double> cuda_memory_bytes() {
     return static_cast<double>(at::cuda::getDeviceProperties(0)->totalGlobalMem);
 #endif
   return std::nullopt;
+}
+
+std::string pci_bus_id(const torch::Device& device) {
+#if RUNNER_WITH_CUDA
+  if (device.is_cuda()) {
+    const cudaDeviceProp* properties = at::cuda::getDeviceProperties(device.index());
+    return fmt::format("{:08x}:{:02x}:{:02x}.0", properties->pciDomainID, properties->pciBusID,
+                       properties->pciDeviceID);
+  }
+#endif
+  (void)device;
+  return "";
 }
 
 std::string cuda_device_name() {

@@ -32,6 +32,9 @@ int64_t device_allocated_bytes(const torch::Device& device);
 // The machine's memory that processes can still take (MemAvailable); nullopt when unknown.
 std::optional<double> available_memory_bytes();
 
+// The PCI bus id of a CUDA device, as NVML names it ("00000000:3b:00.0"); "" for others.
+std::string pci_bus_id(const torch::Device& device);
+
 // The first CUDA device's memory and name; nullopt / "" without CUDA.
 std::optional<double> cuda_memory_bytes();
 std::string cuda_device_name();

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "engine/mfu.hpp"
@@ -28,9 +30,39 @@ void keep_largest(std::vector<double>& kept, const std::vector<double>& values) 
   for (size_t r = 0; r < values.size(); ++r) kept[r] = std::max(kept[r], values[r]);
 }
 
+// The mean utilisation over the ranks that measured it, and the largest memory use.
+void record_gpu(const Session& s, results::EpochRecord& record) {
+  const GpuEpoch mine = s.gpu ? s.gpu->take() : GpuEpoch{};
+  const std::vector<double> utilizations = per_rank(s, mine.utilization);
+  const std::vector<double> memories = per_rank(s, mine.memory_used_bytes);
+  double sum = 0;
+  int measured = 0;
+  for (size_t r = 0; r < utilizations.size(); ++r) {
+    if (std::isnan(utilizations[r])) continue;
+    sum += utilizations[r];
+    ++measured;
+    record.gpu_memory_used_bytes = std::isnan(record.gpu_memory_used_bytes)
+                                       ? memories[r]
+                                       : std::max(record.gpu_memory_used_bytes, memories[r]);
+  }
+  if (measured > 0) record.gpu_utilization = sum / measured;
+}
+
+// Seconds this rank has waited in collectives so far; NaN where not measured.
+double communication_waited(const Session& s) {
+  if (s.ranks.world_size() == 1) return 0;
+  return s.ranks.waits ? s.ranks.waits->seconds() : std::numeric_limits<double>::quiet_NaN();
+}
+
+double mean(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
 results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_step,
                                const PassCheckpoints& checkpoints) {
   s.memory->epoch_begins();
+  const double waited_before = communication_waited(s);
+  if (s.gpu) s.gpu->epoch_begins();
   const auto start = Clock::now();
   s.model->train();
   TrainPass train = train_epoch(s, epoch, std::move(pass), first_step, checkpoints);
@@ -66,8 +98,10 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   record.skipped_steps = static_cast<double>(train.skipped_steps);
   record.loss_scale = train.loss_scale;
   const std::vector<double> waits = per_rank(s, phases.wait_s / std::max(1e-9, train_s));
-  record.bubble_fraction = std::accumulate(waits.begin(), waits.end(), 0.0) / static_cast<double>(waits.size());
+  record.bubble_fraction = mean(waits);
+  record.communication_s = mean(per_rank(s, communication_waited(s) - waited_before));
   record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
+  record_gpu(s, record);
   s.writer.append_epoch(record);
   s.writer.append_steps(train.steps);
   check_finite(record.train_loss, s, epoch);

@@ -92,6 +92,34 @@ std::optional<double> saved_activation_bytes(const RunRecord& run) {
   return epochs_max(run, &EpochRecord::activation_memory_bytes);
 }
 
+std::optional<double> communication_s(const RunRecord& run) {
+  if (world_size(run) == 1) return std::nullopt;
+  std::optional<double> sum;
+  for (const EpochRecord& epoch : run.epochs)
+    if (!std::isnan(epoch.communication_s)) sum = sum.value_or(0.0) + epoch.communication_s;
+  return sum;
+}
+
+std::optional<double> gpu_utilization(const RunRecord& run) {
+  double sum = 0;
+  int measured = 0;
+  for (const EpochRecord& epoch : run.epochs) {
+    if (std::isnan(epoch.gpu_utilization)) continue;
+    sum += epoch.gpu_utilization;
+    ++measured;
+  }
+  if (measured == 0) return std::nullopt;
+  return sum / measured;
+}
+
+std::optional<double> gpu_memory_bytes(const RunRecord& run) {
+  std::optional<double> largest;
+  for (const EpochRecord& epoch : run.epochs)
+    if (!std::isnan(epoch.gpu_memory_used_bytes))
+      largest = std::max(largest.value_or(0.0), epoch.gpu_memory_used_bytes);
+  return largest;
+}
+
 std::optional<double> samples_per_s(const RunRecord& run) {
   const std::optional<double> sum = epochs_sum(run, &EpochRecord::samples_per_s);
   if (!sum) return std::nullopt;

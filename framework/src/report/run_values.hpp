@@ -35,6 +35,15 @@ std::optional<double> estimated_memory_bytes(const results::RunRecord& run);
 std::optional<double> tensor_peak_bytes(const results::RunRecord& run);
 std::optional<double> state_memory_bytes(const results::RunRecord& run);
 
+// The seconds the ranks waited for collectives (their mean), over the epochs that measured
+// it; nothing on one rank.
+std::optional<double> communication_s(const results::RunRecord& run);
+
+// NVML's readings over the epochs that have them: the mean utilisation (a fraction), and the
+// most device memory in use.
+std::optional<double> gpu_utilization(const results::RunRecord& run);
+std::optional<double> gpu_memory_bytes(const results::RunRecord& run);
+
 std::optional<double> tflops(const results::RunRecord& run);
 std::optional<double> mfu(const results::RunRecord& run);  // only when the device's peak is known
 std::optional<double> test_accuracy(const results::RunRecord& run);

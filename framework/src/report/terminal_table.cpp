@@ -21,18 +21,30 @@ const std::set<std::string>& essential_columns() {
   return names;
 }
 
-// Shown when some run had several ranks: how the batch was split.
+// Shown when some run had several ranks: how the batch was split, and the waits for the others.
 const std::set<std::string>& distributed_columns() {
-  static const std::set<std::string> names{"world_size", "local_batch", "global_batch"};
+  static const std::set<std::string> names{"world_size", "local_batch", "global_batch",
+                                           "communication_s"};
   return names;
 }
 
 // Added in this order while the table fits.
 const std::vector<std::string>& optional_columns() {
-  static const std::vector<std::string> names{
-      "status",   "epochs",     "peak_memory_bytes",      "data_wait_s",
-      "compute_s", "estimated_memory_bytes", "tensor_peak_bytes", "state_memory_bytes",
-      "forward_s", "backward_s", "saved_activation_bytes", "tflops", "mfu"};
+  static const std::vector<std::string> names{"status",
+                                              "epochs",
+                                              "peak_memory_bytes",
+                                              "gpu_utilization",
+                                              "gpu_memory_bytes",
+                                              "data_wait_s",
+                                              "compute_s",
+                                              "estimated_memory_bytes",
+                                              "tensor_peak_bytes",
+                                              "state_memory_bytes",
+                                              "forward_s",
+                                              "backward_s",
+                                              "saved_activation_bytes",
+                                              "tflops",
+                                              "mfu"};
   return names;
 }
 

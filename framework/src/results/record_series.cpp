@@ -22,7 +22,10 @@ const RecordLayout<EpochRecord>& epoch_layout() {
        {"activation_memory_bytes", &EpochRecord::activation_memory_bytes},
        {"skipped_steps", &EpochRecord::skipped_steps},
        {"loss_scale", &EpochRecord::loss_scale},
-       {"bubble_fraction", &EpochRecord::bubble_fraction}}};
+       {"bubble_fraction", &EpochRecord::bubble_fraction},
+       {"communication_s", &EpochRecord::communication_s},
+       {"gpu_utilization", &EpochRecord::gpu_utilization},
+       {"gpu_memory_used_bytes", &EpochRecord::gpu_memory_used_bytes}}};
   return layout;
 }
 

@@ -20,7 +20,8 @@ struct RecordLayout {
   const char* counter_name;  // the int64 column: "epoch" or "step"
   int64_t Record::*counter;
   std::vector<std::pair<const char*, double Record::*>> values;  // the float64 columns
-  // Float64 columns added after the first format: a file without them reads them as 0.
+  // Float64 columns added after the first format: a file without them reads them as the
+  // record's default (0, or NaN for what may go unmeasured).
   std::vector<std::pair<const char*, double Record::*>> added_values = {};
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,6 +60,15 @@ struct EpochRecord {
   // step (a pipeline's idle stages), the mean over the ranks; 0 when the strategy does not
   // say. Absent in files before runner 0.3.0.
   double bubble_fraction = 0;
+  // The time the ranks waited for their collectives to finish, the mean over the ranks: 0 on
+  // one rank, NaN where not measured (NCCL, whose waits do not block the host) and in files
+  // older than this column.
+  double communication_s = std::numeric_limits<double>::quiet_NaN();
+  // The GPU as NVML saw it over the epoch: the mean share of time a kernel ran on the ranks'
+  // devices, and the most device memory in use on any of them (every process's). NaN when
+  // not measured: a CPU run, no NVML, or a file older than these columns.
+  double gpu_utilization = std::numeric_limits<double>::quiet_NaN();
+  double gpu_memory_used_bytes = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct StepRecord {

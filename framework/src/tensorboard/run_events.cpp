@@ -1,5 +1,6 @@
 #include "tensorboard/run_events.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include "tensorboard/folders.hpp"
@@ -7,17 +8,25 @@
 namespace runner::tensorboard {
 namespace {
 
+// What may go unmeasured only where it was: a CPU run has no GPU curve rather than a flat zero.
 std::vector<Scalar> epoch_scalars(const results::EpochRecord& e) {
-  return {{"epoch/epoch", static_cast<double>(e.epoch)},
-          {"epoch/train_loss", e.train_loss},
-          {"epoch/train_accuracy", e.train_accuracy},
-          {"epoch/test_loss", e.test_loss},
-          {"epoch/test_accuracy", e.test_accuracy},
-          {"epoch/samples_per_s", e.samples_per_s},
-          {"epoch/peak_memory_bytes", e.peak_memory_bytes},
-          {"epoch/data_wait_s", e.data_wait_s},
-          {"epoch/compute_s", e.compute_s},
-          {"epoch/duration_s", e.duration_s}};
+  std::vector<Scalar> scalars{{"epoch/epoch", static_cast<double>(e.epoch)},
+                              {"epoch/train_loss", e.train_loss},
+                              {"epoch/train_accuracy", e.train_accuracy},
+                              {"epoch/test_loss", e.test_loss},
+                              {"epoch/test_accuracy", e.test_accuracy},
+                              {"epoch/samples_per_s", e.samples_per_s},
+                              {"epoch/peak_memory_bytes", e.peak_memory_bytes},
+                              {"epoch/data_wait_s", e.data_wait_s},
+                              {"epoch/compute_s", e.compute_s},
+                              {"epoch/duration_s", e.duration_s}};
+  if (!std::isnan(e.communication_s))
+    scalars.push_back({"epoch/communication_s", e.communication_s});
+  if (!std::isnan(e.gpu_utilization))
+    scalars.push_back({"epoch/gpu_utilization", e.gpu_utilization});
+  if (!std::isnan(e.gpu_memory_used_bytes))
+    scalars.push_back({"epoch/gpu_memory_used_bytes", e.gpu_memory_used_bytes});
+  return scalars;
 }
 
 // The folder made before the file is opened in it.

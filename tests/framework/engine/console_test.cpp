@@ -27,5 +27,16 @@ TEST(Console, APipeGetsNoProgressAndQuietGetsNothing) {
   EXPECT_EQ(quiet.str(), "");
 }
 
+TEST(Console, AnEpochLineEndsWithTheGpusUtilisationOnlyWhenMeasured) {
+  results::EpochRecord epoch;
+  epoch.epoch = 1;
+  std::ostringstream cpu, gpu;
+  Console(cpu, false, false).epoch_done(epoch, 2);
+  EXPECT_EQ(cpu.str().find("GPU"), std::string::npos) << cpu.str();
+  epoch.gpu_utilization = 0.874;
+  Console(gpu, false, false).epoch_done(epoch, 2);
+  EXPECT_NE(gpu.str().find("peak 0.0 MiB  GPU 87%\n"), std::string::npos) << gpu.str();
+}
+
 }  // namespace
 }  // namespace runner::engine

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/trainer.hpp"
 #include "engine_fixtures.hpp"
 
@@ -74,6 +76,33 @@ TEST(Trainer, EpochsRecordTheStrategysPhasesAndHeldMemory) {
     EXPECT_LE(epoch.forward_s + epoch.backward_s + epoch.optimizer_s, epoch.compute_s);
     // linear_probe keeps at least its (batch, classes) logits from forward to backward.
     EXPECT_GT(epoch.activation_memory_bytes, 0) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, OneRankSpendsNoTimeInCommunication) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) EXPECT_EQ(epoch.communication_s, 0);
+}
+
+TEST(Trainer, ACpuRunHasNoGpuReadings) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_TRUE(std::isnan(epoch.gpu_utilization)) << epoch.epoch;
+    EXPECT_TRUE(std::isnan(epoch.gpu_memory_used_bytes)) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, ACudaRunRecordsItsGpusUtilisationAndMemoryFromNvml) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment("device = \"cuda\"\n"));
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_GE(epoch.gpu_utilization, 0) << epoch.epoch;
+    EXPECT_LE(epoch.gpu_utilization, 1) << epoch.epoch;
+    // At least the CUDA context this process made, which NVML counts.
+    EXPECT_GT(epoch.gpu_memory_used_bytes, 0) << epoch.epoch;
   }
 }
 

@@ -167,6 +167,37 @@ TEST(RunTable, MeasuredPhasesAreSummedAndSavedActivationsTheLargest) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "forward_s")));
 }
 
+TEST(RunTable, GpuUtilisationIsTheMeanOfTheMeasuredEpochsAndGpuMemoryTheLargest) {
+  RunRecord gpu = completed_run("gpu");
+  gpu.epochs.push_back(epoch(3, 10, 2000, 0.7));  // its readings failed: NaN
+  gpu.epochs[0].gpu_utilization = 0.5;
+  gpu.epochs[0].gpu_memory_used_bytes = 900 * kMiB;
+  gpu.epochs[1].gpu_utilization = 0.9;
+  gpu.epochs[1].gpu_memory_used_bytes = 700 * kMiB;
+  const RunTable table = run_table({gpu, completed_run("cpu")});
+  EXPECT_DOUBLE_EQ(number(table, 0, "gpu_utilization"), (0.5 + 0.9) / 2);
+  EXPECT_DOUBLE_EQ(number(table, 0, "gpu_memory_bytes"), 900 * kMiB);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "gpu_utilization")));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "gpu_memory_bytes")));
+  EXPECT_EQ(column_index(run_table({completed_run("cpu")}), "gpu_utilization"), -1);
+}
+
+TEST(RunTable, CommunicationIsSummedOverTheMeasuredEpochsOfDistributedRunsOnly) {
+  RunRecord gloo = completed_run("gloo");
+  gloo.header.environment["world_size"] = "2";
+  gloo.epochs[0].communication_s = 1.5;
+  gloo.epochs[1].communication_s = 2.0;
+  RunRecord nccl = gloo;
+  nccl.group = "nccl";
+  for (auto& e : nccl.epochs) e.communication_s = std::nan("");
+  RunRecord one_rank = completed_run("single");
+  for (auto& e : one_rank.epochs) e.communication_s = 0;
+  const RunTable table = run_table({gloo, nccl, one_rank});
+  EXPECT_DOUBLE_EQ(number(table, 0, "communication_s"), 3.5);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "communication_s")));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 2, "communication_s")));
+}
+
 TEST(RunTable, GlobalBatchComesFromTheConfigAndIsSplitOverTheDataParallelRanks) {
   RunRecord ddp = completed_run("ddp");
   ddp.header.environment["world_size"] = "4";

@@ -98,8 +98,25 @@ TEST(TerminalTable, FitsTheWidthWithOptionalColumnsAddedWhileTheyFit) {
   EXPECT_LT(table.columns.size(), runs.columns.size()) << "some optional column left out";
 }
 
-TEST(TerminalTable, DistributedRunsShowRanksAndTheLocalBatchBesideTheGlobalOne) {
-  const Table table = comparison_table({run_of("ddp", 256, 2), run_of("single", 64, 1)});
+TEST(TerminalTable, AGpuRunShowsItsUtilisationAsAPercentAndItsGpuMemory) {
+  RunRecord gpu = run_of("a", 32, 1);
+  gpu.epochs.at(0).gpu_utilization = 0.873;
+  gpu.epochs.at(0).gpu_memory_used_bytes = 1536 * kMiB;
+  const Table table = terminal_table(run_table({gpu}));
+  const auto at = [&](const std::string& title) {
+    const auto it = std::find(table.columns.begin(), table.columns.end(), title);
+    EXPECT_NE(it, table.columns.end()) << title;
+    return it == table.columns.end() ? std::string()
+                                     : table.rows.at(0).at(it - table.columns.begin());
+  };
+  EXPECT_EQ(at("GPU util"), "87.30%");
+  EXPECT_EQ(at("GPU mem"), "1536.0 MiB");
+}
+
+TEST(TerminalTable, DistributedRunsShowRanksTheLocalBatchBesideTheGlobalOneAndCommunication) {
+  RunRecord ddp = run_of("ddp", 256, 2);
+  ddp.epochs.at(0).communication_s = 0.25;
+  const Table table = comparison_table({ddp, run_of("single", 64, 1)});
   const auto column = [&](const std::string& title) {
     return static_cast<size_t>(std::find(table.columns.begin(), table.columns.end(), title) -
                                table.columns.begin());
@@ -110,6 +127,9 @@ TEST(TerminalTable, DistributedRunsShowRanksAndTheLocalBatchBesideTheGlobalOne) 
   EXPECT_EQ(table.rows[0][column("local batch")], "128");
   EXPECT_EQ(table.rows[0][column("global batch")], "256");
   EXPECT_EQ(table.rows[1][column("local batch")], "64");
+  ASSERT_LT(column("comm"), table.columns.size());
+  EXPECT_EQ(table.rows[0][column("comm")], "250.0 ms");
+  EXPECT_EQ(table.rows[1][column("comm")], "");
   EXPECT_LE(widest_line(table), kTerminalWidth);
 }
 

@@ -135,6 +135,29 @@ TEST(RunEvents, WritesStepsEpochsAtTheirLastStepAndTheFinalMetrics) {
   EXPECT_EQ(scalars.at(3).count("final/test_accuracy"), 0u);
 }
 
+TEST(RunEvents, CommunicationAndGpuReadingsAreScalarsOnlyWhereMeasured) {
+  const std::string folder = testing::scratch_folder("gpu") + "/run";
+  CallLog log;
+  {
+    RunEvents events(log, folder, kSession);
+    events.append_epoch(epoch_record(1));  // NaN: not measured
+    events.append_steps(steps_from(1, 2));
+    results::EpochRecord measured = epoch_record(2);
+    measured.gpu_utilization = 0.75;
+    measured.gpu_memory_used_bytes = 3.0 * 1024 * 1024 * 1024;
+    measured.communication_s = 0.5;
+    events.append_epoch(measured);
+    events.append_steps(steps_from(3, 2));
+  }
+  const Scalars scalars = scalars_of(testing::read_events(testing::event_files(folder).at(0)));
+  EXPECT_EQ(scalars.at(2).count("epoch/gpu_utilization"), 0u);
+  EXPECT_EQ(scalars.at(2).count("epoch/communication_s"), 0u);
+  EXPECT_EQ(scalars.at(2).count("epoch/gpu_memory_used_bytes"), 0u);
+  EXPECT_EQ(scalars.at(4).at("epoch/gpu_utilization"), 0.75f);
+  EXPECT_EQ(scalars.at(4).at("epoch/communication_s"), 0.5f);
+  EXPECT_EQ(scalars.at(4).at("epoch/gpu_memory_used_bytes"), 3.0f * 1024 * 1024 * 1024);
+}
+
 TEST(RunEvents, StepWallTimesIncreaseByTheStepsDurations) {
   const std::string folder = testing::scratch_folder("wall") + "/run";
   CallLog log;

@@ -41,7 +41,7 @@ keep = 20
 """
 
 EPOCH_TAGS = ["train_loss", "train_accuracy", "test_loss", "test_accuracy", "samples_per_s",
-              "peak_memory_bytes", "data_wait_s", "compute_s", "duration_s"]
+              "peak_memory_bytes", "data_wait_s", "compute_s", "duration_s", "communication_s"]
 FINAL_TAGS = {"final/test_accuracy": "final_test_accuracy", "final/test_loss": "final_test_loss",
               "final/train_loss": "final_train_loss", "final/total_time_s": "total_time_s",
               "final/peak_memory_bytes": "peak_memory_bytes", "final/tflops": "tflops"}
@@ -100,6 +100,8 @@ class ScalarsMatchTheResultsFile:
             for tag in EPOCH_TAGS:
                 self.assertEqual(shown["epoch/" + tag][at], f32(run["epochs/" + tag][i]),
                                  (epoch, tag))
+        for tag in ("gpu_utilization", "gpu_memory_used_bytes"):  # a CPU run: not measured
+            self.assertNotIn("epoch/" + tag, shown)
         summary = run["summary"].attrs
         for tag, name in FINAL_TAGS.items():
             self.assertEqual(shown[tag], {int(steps[-1]): f32(summary[name])}, tag)
