@@ -1,5 +1,6 @@
 """Figures of a results file: each run's loss and accuracy per epoch, and a sweep's time,
-throughput, memory and accuracy against its swept keys. Each function returns its Figure, so
+throughput, memory and accuracy against its swept keys (and, where some run measured them,
+its ranks' time in communication and its GPU's utilisation). Each function returns its Figure, so
 a notebook can show it and a test can read back what it drew."""
 import os
 
@@ -20,6 +21,12 @@ SWEEP_PANELS = (
     ("peak_memory_bytes", "peak memory (MiB)", 1.0 / MIB),
     ("final_test_accuracy", "test accuracy", 1.0),
 )
+# Drawn only when some run of the sweep measured them.
+MEASURED_PANELS = (
+    ("communication_s", "time in communication (s)", 1.0),
+    ("gpu_utilization", "GPU utilisation", 1.0),
+)
+FRACTIONS = ("final_test_accuracy", "gpu_utilization")
 
 
 def plot_curves(results, group):
@@ -41,24 +48,32 @@ def plot_curves(results, group):
 
 
 def plot_sweep(results):
-    """Bars of time, samples/s, peak memory and test accuracy: the first swept key along x,
-    one bar colour per combination of the others. Each sweep point's latest run counts."""
+    """Bars of time, samples/s, peak memory and test accuracy (then communication and GPU
+    utilisation where measured): the first swept key along x, one bar colour per combination
+    of the others. Each sweep point's latest run counts."""
     keys = results.sweep_keys
     runs = results.runs.drop_duplicates(subset=keys, keep="last")
     x_values = _distinct(runs[keys[0]])
     hues = _distinct(runs[keys[1:]].itertuples(index=False, name=None)) if keys[1:] else [()]
-    figure, panels = plt.subplots(2, 2, figsize=(11, 7), constrained_layout=True)
+    shown = SWEEP_PANELS + tuple(p for p in MEASURED_PANELS
+                                 if p[0] in runs and runs[p[0]].notna().any())
+    columns = (len(shown) + 1) // 2
+    figure, panels = plt.subplots(2, columns, figsize=(5.5 * columns, 7), constrained_layout=True)
+    for axes in panels.flat[len(shown):]:
+        axes.remove()
     width = 0.8 / len(hues)
-    for (column, title, scale), axes in zip(SWEEP_PANELS, panels.flat):
+    for (column, title, scale), axes in zip(shown, panels.flat):
         for h, hue in enumerate(hues):
             heights = [_value(runs, keys, (x,) + hue, column) * scale for x in x_values]
             positions = np.arange(len(x_values)) + (h - (len(hues) - 1) / 2) * width
             label = ", ".join(f"{k}={v}" for k, v in zip(keys[1:], hue)) or None
             axes.bar(positions, heights, width, label=label)
-        axes.set(title=title, xlabel=keys[0], xticks=np.arange(len(x_values)))
+        # Every point keeps its slot, also where its bar is missing (NaN: not measured).
+        axes.set(title=title, xlabel=keys[0], xticks=np.arange(len(x_values)),
+                 xlim=(-0.5, len(x_values) - 0.5))
         axes.set_xticklabels([str(x) for x in x_values])
         axes.grid(axis="y", alpha=0.3)
-        if column == "final_test_accuracy":
+        if column in FRACTIONS:
             axes.yaxis.set_major_formatter(PercentFormatter(1.0))
     if keys[1:]:
         panels.flat[0].legend(fontsize="small")

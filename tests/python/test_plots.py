@@ -68,6 +68,37 @@ class PlotSweepTest(unittest.TestCase):
                                        msg=axes.get_title())
 
 
+class MeasuredPanelsTest(unittest.TestCase):
+    """Communication and GPU utilisation get a panel only where some run measured them."""
+
+    def test_a_distributed_sweep_adds_its_time_in_communication(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "ranks.h5")
+        shutil.copy(sweep_results(), path)
+        expected = {}
+        with h5py.File(path, "r+") as f:
+            for i, (_, group) in enumerate(run_groups(f)):
+                group["environment"].attrs["world_size"] = "2"
+                waits = np.array([0.1, 0.2]) * (i + 1)
+                group["epochs/communication_s"][...] = waits
+                expected[group["sweep"].attrs["optimizer.lr"]] = waits.sum()
+        figure = runner_results.plot_sweep(runner_results.load(path))
+        self.assertEqual(len(figure.axes), 5)
+        communication = figure.axes[4]
+        self.assertEqual(communication.get_title(), "time in communication (s)")
+        drawn = {SWEEP["optimizer.lr"][round(bar.get_x() + bar.get_width() / 2)]: bar.get_height()
+                 for bar in communication.patches if not np.isnan(bar.get_height())}
+        self.assertEqual(sorted(drawn), sorted(expected))
+        for lr, height in drawn.items():
+            self.assertAlmostEqual(height, expected[lr])
+
+    def test_a_cpu_sweep_of_one_rank_has_the_four_panels_only(self):
+        figure = runner_results.plot_sweep(runner_results.load(sweep_results()))
+        self.assertEqual([axes.get_title() for axes in figure.axes],
+                         ["training time (s)", "samples/s", "peak memory (MiB)", "test accuracy"])
+
+
 class CommandLineTest(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.mkdtemp()
