@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -306,6 +307,31 @@ TEST(ResultsErrors, EpochColumnsAddedLaterReadAsZeroWhenAbsent) {
   EXPECT_EQ(runs[0].epochs[0].train_loss, sample_epoch(1).train_loss);
   EXPECT_EQ(runs[0].epochs[0].forward_s, 0.0);
   EXPECT_EQ(runs[0].epochs[0].activation_memory_bytes, 0.0);
+}
+
+// Unlike the phases, these may go unmeasured in a new file too: absent reads as not measured.
+TEST(ResultsErrors, CommunicationAndGpuColumnsReadAsNanWhenAbsent) {
+  ScratchFolder folder;
+  const std::string path = folder.file("older.h5");
+  {
+    auto file = ResultsFile::open(path);
+    auto run = file->begin_run(sample_header("a"));
+    run->append_epoch(sample_epoch(1));
+  }
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    for (const char* column : {"communication_s", "gpu_utilization", "gpu_memory_used_bytes"})
+      EXPECT_GE(H5Ldelete(file, (std::string("a/epochs/") + column).c_str(), H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].damage, "");
+  ASSERT_EQ(runs[0].epochs.size(), 1u);
+  EXPECT_EQ(runs[0].epochs[0].bubble_fraction, sample_epoch(1).bubble_fraction);
+  EXPECT_TRUE(std::isnan(runs[0].epochs[0].communication_s));
+  EXPECT_TRUE(std::isnan(runs[0].epochs[0].gpu_utilization));
+  EXPECT_TRUE(std::isnan(runs[0].epochs[0].gpu_memory_used_bytes));
 }
 
 TEST(ResultsErrors, GroupsThatAreNotRunsAreIgnored) {

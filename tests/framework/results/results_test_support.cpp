@@ -50,6 +50,12 @@ EpochRecord sample_epoch(int64_t epoch) {
   record.backward_s = 4 + n;
   record.optimizer_s = 1 + n;
   record.activation_memory_bytes = 3e6 + n;
+  record.skipped_steps = n;
+  record.loss_scale = 65536 / n;
+  record.bubble_fraction = 0.2 / n;
+  record.communication_s = 0.3 + n;
+  record.gpu_utilization = 0.9 - n / 100;
+  record.gpu_memory_used_bytes = 2e9 + n;
   return record;
 }
 
@@ -94,6 +100,12 @@ void expect_same_epoch(const EpochRecord& actual, const EpochRecord& expected) {
   EXPECT_EQ(actual.backward_s, expected.backward_s);
   EXPECT_EQ(actual.optimizer_s, expected.optimizer_s);
   EXPECT_EQ(actual.activation_memory_bytes, expected.activation_memory_bytes);
+  EXPECT_EQ(actual.skipped_steps, expected.skipped_steps);
+  EXPECT_EQ(actual.loss_scale, expected.loss_scale);
+  EXPECT_EQ(actual.bubble_fraction, expected.bubble_fraction);
+  EXPECT_EQ(actual.communication_s, expected.communication_s);
+  EXPECT_EQ(actual.gpu_utilization, expected.gpu_utilization);
+  EXPECT_EQ(actual.gpu_memory_used_bytes, expected.gpu_memory_used_bytes);
 }
 
 }  // namespace runner::results::testing
