@@ -83,6 +83,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   record.test_loss = test.mean_loss();
   record.test_accuracy = test.accuracy();
   record.duration_s = seconds_since(start);
+  const double waited = communication_waited(s) - waited_before;  // within the duration
   record.data_wait_s = train.data_wait_s + test_wait_s;
   record.compute_s = record.duration_s - record.data_wait_s;
   record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
@@ -99,7 +100,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   record.loss_scale = train.loss_scale;
   const std::vector<double> waits = per_rank(s, phases.wait_s / std::max(1e-9, train_s));
   record.bubble_fraction = mean(waits);
-  record.communication_s = mean(per_rank(s, communication_waited(s) - waited_before));
+  record.communication_s = mean(per_rank(s, waited));
   record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
   record_gpu(s, record);
   s.writer.append_epoch(record);
