@@ -26,6 +26,20 @@ double per_sample_train(const ModelEstimate& model, bool checkpoint) {
   return std::max({outputs + loss, outputs - last_output + 2 * loss, recompute});
 }
 
+// Bytes per sample at an evaluation forward's peak (no gradients): a layer's input while it
+// holds what its forward makes (held_bytes, the most it can make), or at the end the output
+// and the loss twice. A model without layers: its whole forward's held bytes.
+double per_sample_test(const ModelEstimate& model) {
+  const double loss = 2 * model.loss_bytes;
+  if (model.layers.empty()) return model.held_bytes + loss;
+  double peak = 0, input = 0;
+  for (const auto& layer : model.layers) {
+    peak = std::max(peak, input + layer.held_bytes);
+    input = layer.output_bytes;
+  }
+  return std::max(peak, input + loss);
+}
+
 }  // namespace
 
 int64_t micro_batch_size(const PlanInput& input, int data_parallel_degree) {
@@ -38,8 +52,7 @@ double activation_bytes(const PlanInput& input, int64_t samples) {
   const double per_sample = per_sample_train(m, input.techniques.checkpoint_layers);
   const double casts =
       input.techniques.precision == Precision::fp32 ? 0 : kHalf * static_cast<double>(m.parameters);
-  const double outputs = m.layers.empty() ? m.held_bytes : m.layers.back().output_bytes;
-  const double test = (outputs + 2 * m.loss_bytes) * static_cast<double>(input.test_batch_size);
+  const double test = per_sample_test(m) * static_cast<double>(input.test_batch_size);
   return std::max(per_sample * static_cast<double>(samples) + casts, test);
 }
 
