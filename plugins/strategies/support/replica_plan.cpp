@@ -15,13 +15,17 @@ constexpr double kFp32 = 4, kHalf = 2;
 double per_sample_train(const ModelEstimate& model, bool checkpoint) {
   const double loss = model.loss_bytes;
   if (model.layers.empty()) return model.held_bytes + 2 * loss;
-  double held = 0, outputs = 0, recompute = 0;
+  double held = 0, outputs = 0, recompute = 0, backward = 0, input = 0;
   for (const auto& layer : model.layers) {
     held += layer.held_bytes;
     recompute = std::max(recompute, outputs + layer.held_bytes + layer.output_bytes);
+    // A layer's backward: what the layers up to it hold, its output's gradient and its
+    // input's, which it makes.
+    backward = std::max(backward, held + layer.output_bytes + input);
     outputs += layer.output_bytes;
+    input = layer.output_bytes;
   }
-  if (!checkpoint) return held + 2 * loss;
+  if (!checkpoint) return std::max(held + 2 * loss, backward);
   const double last_output = model.layers.back().output_bytes;
   return std::max({outputs + loss, outputs - last_output + 2 * loss, recompute});
 }

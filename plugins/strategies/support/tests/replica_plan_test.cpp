@@ -24,8 +24,16 @@ PlanInput conv_net(int64_t batch, int64_t test_batch) {
   return input;
 }
 
-TEST(ReplicaPlan, TrainingHoldsEveryLayerAndTheLossTwice) {
-  EXPECT_DOUBLE_EQ(activation_bytes(conv_net(64, 1), 64), (300 + 120 + 8 + 2 * 1) * 64.0);
+// Backward of layer i holds what layers 1..i keep, the gradient of i's output and the one it
+// makes for its input: 300 + 0 + 100, 420 + 100 + 40, 428 + 40 + 4; at the loss, 428 + 2.
+TEST(ReplicaPlan, TrainingPeaksInTheBackwardOfTheLayerWithTheLargestGradients) {
+  EXPECT_DOUBLE_EQ(activation_bytes(conv_net(64, 1), 64), (420 + 100 + 40) * 64.0);
+}
+
+TEST(ReplicaPlan, TrainingWithLargeLogitsPeaksAtTheLoss) {
+  PlanInput language_model = conv_net(8, 1);
+  language_model.model.loss_bytes = 400;
+  EXPECT_DOUBLE_EQ(activation_bytes(language_model, 8), (428 + 2 * 400) * 8.0);
 }
 
 // Evaluation holds no activations for backward, but a layer's input stays while the layer
