@@ -286,7 +286,9 @@ TEST(ResultsErrors, DamagedRunDoesNotHideTheOthers) {
   EXPECT_EQ(runs[1].steps.size(), 1u);
 }
 
-TEST(ResultsErrors, EpochColumnsAddedLaterReadAsZeroWhenAbsent) {
+// The one epoch of run "a", read back from a file whose epochs lack `columns`: a file of an
+// older runner.
+EpochRecord epoch_without(const std::vector<const char*>& columns) {
   ScratchFolder folder;
   const std::string path = folder.file("older.h5");
   {
@@ -296,42 +298,33 @@ TEST(ResultsErrors, EpochColumnsAddedLaterReadAsZeroWhenAbsent) {
   }
   {
     const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    for (const char* column : {"forward_s", "backward_s", "optimizer_s", "activation_memory_bytes"})
+    for (const char* column : columns)
       EXPECT_GE(H5Ldelete(file, (std::string("a/epochs/") + column).c_str(), H5P_DEFAULT), 0);
     H5Fclose(file);
   }
   const std::vector<RunRecord> runs = read_runs(path);
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].damage, "");
-  ASSERT_EQ(runs[0].epochs.size(), 1u);
-  EXPECT_EQ(runs[0].epochs[0].train_loss, sample_epoch(1).train_loss);
-  EXPECT_EQ(runs[0].epochs[0].forward_s, 0.0);
-  EXPECT_EQ(runs[0].epochs[0].activation_memory_bytes, 0.0);
+  EXPECT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs.at(0).damage, "");
+  EXPECT_EQ(runs.at(0).epochs.size(), 1u);
+  return runs.at(0).epochs.at(0);
+}
+
+TEST(ResultsErrors, EpochColumnsAddedLaterReadAsZeroWhenAbsent) {
+  const EpochRecord epoch =
+      epoch_without({"forward_s", "backward_s", "optimizer_s", "activation_memory_bytes"});
+  EXPECT_EQ(epoch.train_loss, sample_epoch(1).train_loss);
+  EXPECT_EQ(epoch.forward_s, 0.0);
+  EXPECT_EQ(epoch.activation_memory_bytes, 0.0);
 }
 
 // Unlike the phases, these may go unmeasured in a new file too: absent reads as not measured.
 TEST(ResultsErrors, CommunicationAndGpuColumnsReadAsNanWhenAbsent) {
-  ScratchFolder folder;
-  const std::string path = folder.file("older.h5");
-  {
-    auto file = ResultsFile::open(path);
-    auto run = file->begin_run(sample_header("a"));
-    run->append_epoch(sample_epoch(1));
-  }
-  {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    for (const char* column : {"communication_s", "gpu_utilization", "gpu_memory_used_bytes"})
-      EXPECT_GE(H5Ldelete(file, (std::string("a/epochs/") + column).c_str(), H5P_DEFAULT), 0);
-    H5Fclose(file);
-  }
-  const std::vector<RunRecord> runs = read_runs(path);
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].damage, "");
-  ASSERT_EQ(runs[0].epochs.size(), 1u);
-  EXPECT_EQ(runs[0].epochs[0].bubble_fraction, sample_epoch(1).bubble_fraction);
-  EXPECT_TRUE(std::isnan(runs[0].epochs[0].communication_s));
-  EXPECT_TRUE(std::isnan(runs[0].epochs[0].gpu_utilization));
-  EXPECT_TRUE(std::isnan(runs[0].epochs[0].gpu_memory_used_bytes));
+  const EpochRecord epoch =
+      epoch_without({"communication_s", "gpu_utilization", "gpu_memory_used_bytes"});
+  EXPECT_EQ(epoch.bubble_fraction, sample_epoch(1).bubble_fraction);
+  EXPECT_TRUE(std::isnan(epoch.communication_s));
+  EXPECT_TRUE(std::isnan(epoch.gpu_utilization));
+  EXPECT_TRUE(std::isnan(epoch.gpu_memory_used_bytes));
 }
 
 TEST(ResultsErrors, GroupsThatAreNotRunsAreIgnored) {
