@@ -10,6 +10,14 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+// True when the LibTorch being compiled against is MAJOR.MINOR or newer.
+#define RUNNER_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||          \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace runner::compat {
 
@@ -19,7 +27,7 @@ namespace runner::compat {
 // copied as the default CPU allocator copies them.
 class CpuAllocator : public c10::Allocator {
  public:
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#if RUNNER_TORCH_AT_LEAST(2, 3)
   c10::DataPtr allocate(size_t bytes) override { return allocate_block(bytes); }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     default_copy_data(dest, src, count);
@@ -32,6 +40,32 @@ class CpuAllocator : public c10::Allocator {
   virtual c10::DataPtr allocate_block(size_t bytes) const = 0;
 };
 
+// The key of a parameter's slot in torch::optim::Optimizer::state(): the text of its
+// TensorImpl's address in 1.13, the address itself from 2.2 on.
+#if RUNNER_TORCH_AT_LEAST(2, 2)
+inline void* optimizer_state_key(const torch::Tensor& parameter) {
+  return parameter.unsafeGetTensorImpl();
+}
+#else
+inline std::string optimizer_state_key(const torch::Tensor& parameter) {
+  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
+}
+#endif
+
+// TCPStore's server (c10d::TCPStoreOptions) takes libuv's event loop by default from LibTorch
+// 2.4 on, and a LibTorch built without libuv (Debian's) then refuses to make one. The classic
+// server, the only one in 1.13, is in every build.
+template <typename StoreOptions, typename = void>
+struct HasLibUvChoice : std::false_type {};
+template <typename StoreOptions>
+struct HasLibUvChoice<StoreOptions, std::void_t<decltype(std::declval<StoreOptions&>().useLibUV)>>
+    : std::true_type {};
+
+template <typename StoreOptions>
+void use_classic_store_server(StoreOptions& options) {
+  if constexpr (HasLibUvChoice<StoreOptions>::value) options.useLibUV = false;
+}
+
 // Autocast's switches for one device type (CPU or CUDA): LibTorch 2.4 took the device type as
 // an argument; 1.13 has one function per device type.
 struct AutocastState {
@@ -39,7 +73,7 @@ struct AutocastState {
   c10::ScalarType dtype = c10::ScalarType::BFloat16;
 
   static AutocastState of(c10::DeviceType device) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if RUNNER_TORCH_AT_LEAST(2, 4)
     return {at::autocast::is_autocast_enabled(device), at::autocast::get_autocast_dtype(device)};
 #else
     if (device == c10::DeviceType::CUDA)
@@ -53,7 +87,7 @@ struct AutocastState {
   // but bf16, even while off.
   void apply_to(c10::DeviceType device, bool restoring = false) const {
     const bool set_dtype = enabled || restoring;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if RUNNER_TORCH_AT_LEAST(2, 4)
     if (set_dtype) at::autocast::set_autocast_dtype(device, dtype);
     at::autocast::set_autocast_enabled(device, enabled);
 #else
@@ -98,7 +132,7 @@ class AutocastScope {
 inline torch::Tensor causal_self_attention(const torch::Tensor& q, const torch::Tensor& k,
                                            const torch::Tensor& v, double dropout_p,
                                            bool training) {
-#if TORCH_VERSION_MAJOR >= 2
+#if RUNNER_TORCH_AT_LEAST(2, 0)
   // Fused kernels (flash, memory-efficient) where the device has them.
   return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, training ? dropout_p : 0.0,
                                           /*is_causal=*/true);

@@ -5,6 +5,7 @@
 
 #include "common/one_line.hpp"
 #include "distributed/bind_address.hpp"
+#include "runner/compat.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {
@@ -17,6 +18,7 @@ c10d::TCPStoreOptions options_of(const StoreAddress& address, bool server,
   options.isServer = server;
   options.waitWorkers = false;  // the ranks connect later; rendezvous waits for them itself
   options.timeout = timeout;
+  compat::use_classic_store_server(options);
   return options;
 }
 

@@ -1,5 +1,6 @@
 #include "runner/strategies/state_pieces.hpp"
 
+#include <runner/compat.hpp>
 #include <runner/errors.hpp>
 
 namespace runner::strategies {
@@ -9,10 +10,6 @@ using torch::optim::AdamParamState;
 using torch::optim::AdamWParamState;
 using torch::optim::SGDParamState;
 
-std::string key_of(const torch::Tensor& parameter) {
-  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
-}
-
 torch::Tensor fresh_statistic(const torch::Tensor& parameter) {
   return torch::zeros_like(parameter, torch::MemoryFormat::Preserve);
 }
@@ -20,7 +17,7 @@ torch::Tensor fresh_statistic(const torch::Tensor& parameter) {
 // Adam's and AdamW's states differ in type only.
 template <typename State>
 State& adam_state(torch::optim::Optimizer& optimizer, const torch::Tensor& p, bool amsgrad) {
-  auto& slot = optimizer.state()[key_of(p)];
+  auto& slot = optimizer.state()[compat::optimizer_state_key(p)];
   if (!slot) {
     auto made = std::make_unique<State>();
     made->step(0);
@@ -47,7 +44,7 @@ std::vector<std::pair<std::string, torch::Tensor>> adam_statistics(
 std::vector<std::pair<std::string, torch::Tensor>> sgd_statistics(torch::optim::SGD& optimizer,
                                                                   const torch::Tensor& p) {
   if (static_cast<const torch::optim::SGDOptions&>(optimizer.defaults()).momentum() == 0) return {};
-  auto& slot = optimizer.state()[key_of(p)];
+  auto& slot = optimizer.state()[compat::optimizer_state_key(p)];
   if (!slot) {
     auto made = std::make_unique<SGDParamState>();
     made->momentum_buffer(fresh_statistic(p));
@@ -74,7 +71,7 @@ std::vector<std::pair<std::string, torch::Tensor>> statistics_of(torch::optim::O
 }
 
 void set_step(torch::optim::Optimizer& optimizer, const torch::Tensor& p, int64_t step) {
-  auto& state = *optimizer.state().at(key_of(p));
+  auto& state = *optimizer.state().at(compat::optimizer_state_key(p));
   if (auto* adamw = dynamic_cast<AdamWParamState*>(&state)) adamw->step(step);
   if (auto* adam = dynamic_cast<AdamParamState*>(&state)) adam->step(step);
 }
