@@ -96,8 +96,10 @@ int configure_threads(int64_t requested, int local_ranks) {
 void use_one_thread_in_this_thread() {
   // at::set_num_threads would also change the count that other threads start from: set only
   // this thread's OpenMP count, after ATen's own first-use initialisation, which would
-  // otherwise reset it at the thread's first parallel op.
-  at::internal::lazy_init_num_threads();
+  // otherwise reset it at the thread's first parallel op. That initialisation is an inline
+  // function with a thread_local flag: called from here, LibTorch 2.x's library keeps a flag
+  // of its own and would still reset the count; at::get_num_threads runs it in the library.
+  (void)at::get_num_threads();
   if (auto set_omp = loaded_function("omp_set_num_threads")) set_omp(1);
 }
 
