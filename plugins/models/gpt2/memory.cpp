@@ -1,5 +1,7 @@
 #include "memory.hpp"
 
+#include <runner/compat.hpp>
+
 namespace gpt2 {
 namespace {
 
@@ -18,6 +20,9 @@ namespace {
 //   (output) = 36C + 2HT bytes, of which 24C + 2HT split.
 // Dropout keeps its mask at each place: the attention weights (its output too: 2 HT, split)
 // and the two residual branches (C each, whole), in the tensors' own type.
+// LibTorch 2.x's fused attention (compat::causal_self_attention, without dropout: with it the
+// CPU takes the unfused path) keeps no softmax: in its place 2 fp32 values per head and token,
+// the rows' log-sum-exp among them (measured: 8H bytes per token in fp32 and in bf16, split).
 struct BlockBytes {
   double held = 0;
   double split = 0;
@@ -26,6 +31,13 @@ struct BlockBytes {
 BlockBytes block_bytes(const Shape& s, int64_t tokens, bool dropout, bool bf16) {
   const double c = static_cast<double>(s.hidden);
   const double ht = static_cast<double>(s.heads) * static_cast<double>(tokens);
+#if RUNNER_TORCH_AT_LEAST(2, 0)
+  if (!dropout) {
+    const double row_statistics = 8 * static_cast<double>(s.heads);
+    if (bf16) return {36 * c + row_statistics, 24 * c + row_statistics};
+    return {4 * 16 * c + row_statistics, 4 * 12 * c + row_statistics};
+  }
+#endif
   if (bf16)
     return {36 * c + 2 * ht + (dropout ? 2 * (2 * ht + 2 * c) : 0),
             24 * c + 2 * ht + (dropout ? 4 * ht : 0)};
