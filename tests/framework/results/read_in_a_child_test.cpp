@@ -3,6 +3,7 @@
 #include "results/read_in_a_child.hpp"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -59,13 +60,19 @@ TEST(ReadInAChild, TheChildDoesNotForkAgain) {
             "no error");
 }
 
-// The results fuzzer's input that crashed libhdf5 1.10.8 in H5HG_read: a string's reference to
-// a heap object that does not exist.
+// The results fuzzer's input that crashed libhdf5 1.10.8 (Debian 12) in H5HG_read: a string's
+// reference to a heap object that does not exist. HDF5 1.14 (Debian 13) reports a bad heap
+// index instead of crashing: the run that holds the reference is then read as damaged.
 TEST(ReadInAChild, AResultsFileWhoseReferenceCrashesHdf5IsRefused) {
   testing::ScratchFolder dir;
   const std::string path = dir.file("crafted.h5");
   std::filesystem::copy_file(RUNNER_SOURCE_DIR "/tests/fuzz/corpus/results/hdf5_heap_index.h5",
                              path);
+#if H5_VERSION_GE(1, 14, 0)
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(runs[0].damage.find("bad heap index"), std::string::npos) << runs[0].damage;
+#else
   try {
     read_runs(path);
     ADD_FAILURE() << "read without an error";
@@ -74,6 +81,7 @@ TEST(ReadInAChild, AResultsFileWhoseReferenceCrashesHdf5IsRefused) {
               0u)
         << error.what();
   }
+#endif
 }
 
 }  // namespace
