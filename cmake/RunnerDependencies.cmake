@@ -1,5 +1,7 @@
 # Every dependency comes from a Debian package (tools/setup.sh installs them).
 find_package(Torch REQUIRED)
+include(RunnerTorchCheck)
+runner_check_torch("${Torch_VERSION}" "${TORCH_CXX_FLAGS}" "${Torch_DIR}")
 find_package(Boost REQUIRED COMPONENTS filesystem)
 find_package(tomlplusplus REQUIRED)
 find_package(fmt REQUIRED)

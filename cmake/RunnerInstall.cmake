@@ -28,4 +28,5 @@ install(FILES
   ${PROJECT_BINARY_DIR}/RunnerConfig.cmake
   ${PROJECT_BINARY_DIR}/RunnerConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/RunnerPlugin.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/RunnerTorchCheck.cmake
   DESTINATION ${RUNNER_CONFIG_INSTALL_DIR})
