@@ -17,6 +17,14 @@ if(CMAKE_CUDA_COMPILER)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
+  # nvcc may run an older g++ than the C++ compiler (Debian 13: nvcc 12.4 takes g++-13, the
+  # build g++-14). Its runtime folders would reach every C++ link line that takes a CUDA
+  # library, ahead of the C++ compiler's, and link the older libstdc++.
+  foreach(dir IN LISTS CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES)
+    if(dir MATCHES "/gcc/" AND NOT dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
+      list(REMOVE_ITEM CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES "${dir}")
+    endif()
+  endforeach()
   set(RUNNER_CUDA_KERNELS ON)
 else()
   set(RUNNER_CUDA_KERNELS OFF)
