@@ -5,8 +5,10 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <regex>
 
 #include "plugin_host/elf_file.hpp"
+#include "plugin_host/needed_libraries.hpp"
 
 namespace runner::plugin_host {
 namespace {
@@ -22,8 +24,25 @@ std::string load_failure(const boost::dll::fs::error_code& error) {
   return reason ? reason : error.message();
 }
 
+// A plugin built against another LibTorch release cannot even be opened where LibTorch's
+// libraries carry their release in their names (Debian's libc10.so.2.6): the loader would only
+// say that a library is missing. The names the plugin asks for say which release it wants.
+void refuse_other_torch_release(const std::string& path) {
+  static const std::regex versioned(R"(lib(?:c10|torch)[a-z0-9_]*\.so\.([0-9]+\.[0-9]+)(\.[0-9]+)*)");
+  const std::string ours =
+      std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+  for (const std::string& name : needed_libraries(path)) {
+    std::smatch found;
+    if (!std::regex_match(name, found, versioned) || found[1] == ours) continue;
+    throw PluginError("plugin " + path + " was built with LibTorch " + found[1].str() +
+                          " (it needs " + name + "), this runner uses LibTorch " TORCH_VERSION,
+                      kRebuildHint);
+  }
+}
+
 boost::dll::shared_library open_library(const std::string& path) {
   require_whole_shared_object(path);
+  refuse_other_torch_release(path);
   boost::dll::fs::error_code error;
   dlerror();
   boost::dll::shared_library handle(path, boost::dll::load_mode::rtld_now, error);

@@ -52,6 +52,14 @@ TEST(Library, ALibTorchMismatchNamesBothVersions) {
   EXPECT_NE(message.find("LibTorch " TORCH_VERSION), std::string::npos) << message;
 }
 
+// Its header is never read: the loader cannot find libc10.so.0.4, and that name says 0.4.
+TEST(Library, APluginNeedingAnotherReleasesLibTorchNamesBothVersions) {
+  std::string message = load_error(fixture_library("other_torch"));
+  EXPECT_NE(message.find("was built with LibTorch 0.4 (it needs libc10.so.0.4)"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("this runner uses LibTorch " TORCH_VERSION), std::string::npos) << message;
+}
+
 TEST(Library, CheckHeaderRefusesAnotherCxxAbi) {
   PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION, TORCH_VERSION, 1 - RUNNER_CXX11_ABI,
                       nullptr};
