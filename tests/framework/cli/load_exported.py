@@ -37,7 +37,9 @@ def read_safetensors(path):
 
 
 def main(stem):
-    state_dict = torch.load(stem + ".pt")
+    # LibTorch's C++ pickler tags the dict with its type, a global PyTorch 2.6's weights-only
+    # default refuses.
+    state_dict = torch.load(stem + ".pt", weights_only=False)
     safetensors = read_safetensors(stem + ".safetensors")
     if sorted(state_dict) != sorted(safetensors):
         print("names differ:", sorted(state_dict), sorted(safetensors))

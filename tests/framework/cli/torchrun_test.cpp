@@ -16,8 +16,17 @@
 namespace runner::testing {
 namespace {
 
-bool have_torchrun() {
-  return std::system(RUNNER_PYTHON " -c 'import torch.distributed.run' >/dev/null 2>&1") == 0;
+// Why torchrun cannot run here; empty when it can. Debian 13's PyTorch 2.6 is built without
+// libuv, yet torchrun's rendezvous makes its stores with libuv's loop, and USE_LIBUV=0 reaches
+// only some of them: its torchrun stops at start with "use_libuv was requested".
+std::string torchrun_missing() {
+  if (std::system(RUNNER_PYTHON " -c 'import torch.distributed.run' >/dev/null 2>&1") != 0)
+    return "no torchrun: " RUNNER_PYTHON " lacks torch";
+  if (std::system(RUNNER_PYTHON " -c 'import torch.distributed as d; "
+                                "d.TCPStore(\"127.0.0.1\", 0, 1, True, wait_for_workers=False)' "
+                                "2>&1 | grep -q 'use_libuv was requested'") == 0)
+    return "torchrun cannot start: " RUNNER_PYTHON "'s PyTorch asks for libuv, which it lacks";
+  return "";
 }
 
 // --redirects 2 --tee 2: the ranks' output as without them (stderr also kept in torchrun's log
@@ -86,7 +95,7 @@ void expect_follows_local_launch(const std::string& dir, const std::vector<int>&
 }
 
 TEST(Torchrun, StaticRendezvousRanksJoinTheAgentsStore) {
-  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  if (const std::string why = torchrun_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = scratch_dir("torchrun_static");
   const std::string port = std::to_string(free_port());
   const auto codes = run_together({torchrun("--nnodes 1 --nproc_per_node 2 --master_addr "
@@ -97,7 +106,7 @@ TEST(Torchrun, StaticRendezvousRanksJoinTheAgentsStore) {
 }
 
 TEST(Torchrun, C10dRendezvousRanksServeTheirOwnStore) {
-  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  if (const std::string why = torchrun_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = scratch_dir("torchrun_c10d");
   const std::string endpoint = "127.0.0.1:" + std::to_string(free_port());
   const auto codes = run_together(
@@ -109,7 +118,7 @@ TEST(Torchrun, C10dRendezvousRanksServeTheirOwnStore) {
 }
 
 TEST(Torchrun, TwoNodesOnOneMachineTrainOneRun) {
-  if (!have_torchrun()) GTEST_SKIP() << "no torchrun: " RUNNER_PYTHON " lacks torch";
+  if (const std::string why = torchrun_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = scratch_dir("torchrun_two_nodes");
   const std::string port = std::to_string(free_port());
   std::vector<std::string> nodes;
