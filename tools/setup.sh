@@ -62,8 +62,10 @@ for p in "${packages[@]}"; do
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Waits for another apt (CI makes a Debian 13 root beside this) instead of failing on its lock.
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+    --no-install-recommends "${missing[@]}"
 fi
 if [[ $libtorch == cuda && ${RUNNER_CUDNN:-} == stand-in ]]; then
   "${sudo_cmd[@]}" bash tools/debian13/cudnn_stand_in.sh library

@@ -40,7 +40,11 @@ mirror() {
 
 make_root() {
   [[ -e $root/.runner-root ]] && return
-  command -v debootstrap > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+  # CI runs this beside tools/setup.sh: wait for the other's apt rather than fail on its lock.
+  if ! command -v debootstrap > /dev/null; then
+    apt-get -o DPkg::Lock::Timeout=600 update -q
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q debootstrap
+  fi
   rm -rf "$root"
   mkdir -p "$root"
   echo "debian13: making a Debian 13 root in $root from $(mirror)"
