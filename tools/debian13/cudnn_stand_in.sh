@@ -15,8 +15,6 @@
 # when asked (RUNNER_CUDNN=stand-in). A GPU machine installs the real nvidia-cudnn instead.
 set -euo pipefail
 
-libdir=/usr/lib/$(gcc -dumpmachine)
-
 package() {
   if dpkg-query -W -f='${Status}' nvidia-cudnn 2>/dev/null | grep -q "install ok installed"; then
     return
@@ -39,8 +37,10 @@ CONTROL
   rm -rf "$work"
 }
 
+# After the packages: gcc is among them.
 library() {
-  local target=/usr/local/lib/libcudnn.so.9 users=()
+  local libdir target=/usr/local/lib/libcudnn.so.9 users=()
+  libdir=/usr/lib/$(gcc -dumpmachine)
   [[ -e $libdir/libtorch_cuda.so ]] ||
     { echo "cudnn_stand_in: $libdir/libtorch_cuda.so not found: install libtorch-cuda-dev first" >&2; exit 1; }
   mapfile -t users < <(find "$libdir" /usr/lib/python3/dist-packages/torch -maxdepth 1 \
