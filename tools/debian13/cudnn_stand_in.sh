@@ -5,7 +5,8 @@
 # install fails, and with it every package that depends on it. libtorch_cuda.so also needs
 # libcudnn.so.9 to load at all, on a machine with a GPU or without one.
 #   cudnn_stand_in.sh package   installs an empty package that provides nvidia-cudnn, before
-#                               LibTorch (apt then never runs the downloader)
+#                               LibTorch (apt then never runs the downloader); it provides the
+#                               version libtorch-cuda-2.6 asks for (>= 9.0.0.312~)
 #   cudnn_stand_in.sh library   builds libcudnn.so.9 from what LibTorch's libraries and its
 #                               Python module ask of it:
 #                               every cudnn* symbol, under cuDNN's symbol version, each failing
@@ -27,7 +28,7 @@ Package: runner-cudnn-stand-in
 Version: 9.0
 Architecture: all
 Maintainer: runner <runner@localhost>
-Provides: nvidia-cudnn, libcudnn.so.9
+Provides: nvidia-cudnn (= 9.0.0.312~cuda12), libcudnn.so.9
 Conflicts: nvidia-cudnn
 Description: stand-in for nvidia-cudnn, for building runner without cuDNN
  Installed by runner's tools/debian13/cudnn_stand_in.sh; its library comes from the same script.
