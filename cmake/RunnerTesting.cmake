@@ -1,5 +1,6 @@
 # runner_add_test(NAME SOURCES ... [LIBRARIES ...] [TORCH])
-# One GoogleTest executable, its tests registered with CTest one by one.
+# One GoogleTest executable, its tests registered with CTest one by one and labelled NAME
+# (`ctest -L NAME` runs one executable's tests).
 find_package(GTest REQUIRED)
 include(GoogleTest)
 
@@ -19,5 +20,5 @@ function(runner_add_test name)
     RUNNER_BINARY_DIR="${CMAKE_BINARY_DIR}"
     RUNNER_PLUGIN_DIR="${RUNNER_PLUGIN_OUTPUT_DIR}")
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120
-    PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
+    PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS ${name})
 endfunction()

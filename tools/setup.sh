@@ -9,6 +9,8 @@
 # That LibTorch depends on nvidia-cudnn, which downloads cuDNN from NVIDIA while it installs;
 # RUNNER_CUDNN=stand-in installs runner's stand-in instead (tools/debian13/cudnn_stand_in.sh:
 # enough to build and to run on a machine without a GPU, not to train on one).
+# RUNNER_BUILD_TARGETS="a b ..." builds only those targets (runner_products: the runner and its
+# plugins, no tests).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -88,5 +90,6 @@ if [[ $libtorch == cuda ]]; then
 fi
 jobs=${RUNNER_BUILD_JOBS:-$(nproc)}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRUNNER_BUILD_TESTS=ON -DRUNNER_WITH_CUDA=$cuda
-cmake --build build -j "$jobs"
+read -r -a targets <<< "${RUNNER_BUILD_TARGETS:-all}"
+cmake --build build -j "$jobs" --target "${targets[@]}"
 echo "setup: built build/bin/runner (Debian $release, LibTorch for $libtorch)"

@@ -3,11 +3,16 @@
 # Debian 13 root with debootstrap in .debian13/VARIANT/ (git ignores it; reused when present),
 # copies this checkout into it (tracked and untracked files, not what git ignores) and runs
 # tools/setup.sh and the test suite there, as root in a chroot.
-#   tools/debian13/run.sh cpu|cuda [test|build|packages|shell|-- COMMAND...]
+#   tools/debian13/run.sh cpu|cuda [test|check|build|packages|shell|-- COMMAND...]
 #     cpu    libtorch-dev 2.6
 #     cuda   libtorch-cuda-dev 2.6 with CUDA 12.4 and NCCL 2.22, runner's CUDA code for sm_80
 #            and sm_90, cuDNN's stand-in (cudnn_stand_in.sh); with no GPU, CUDA's tests skip
 #     test   (the default) setup, then every test, as the README's command runs them
+#     check  what CI runs (the whole suite here takes longer than CI's budget on 2 cores): the
+#            runner and every plugin, so every CUDA translation unit and .cu file, and the tests
+#            of the code with LibTorch-version branches (runner/compat.hpp and the version
+#            checks: engine, distributed, plugin host, strategy support, pipeline, dp, gpt2's
+#            memory, results' HDF5), and the fixture plugin cross_check.sh loads
 #     build  setup only
 #     packages  the root and its packages, no build (CI makes them while it builds for Debian 12)
 #     shell  an interactive shell in the root, in the copy of the checkout
@@ -20,16 +25,18 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 variant=${1:-}
 case "$variant" in
   cpu | cuda) shift ;;
-  *) echo "usage: $0 cpu|cuda [test|build|packages|shell|-- COMMAND...]" >&2; exit 2 ;;
+  *) echo "usage: $0 cpu|cuda [test|check|build|packages|shell|-- COMMAND...]" >&2; exit 2 ;;
 esac
 action=${1:-test}
 [[ $# -gt 0 ]] && shift
-[[ $action =~ ^(--|test|build|packages|shell)$ ]] ||
+[[ $action =~ ^(--|test|check|build|packages|shell)$ ]] ||
   { echo "debian13: unknown action '$action'" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "debian13: run as root (debootstrap and chroot need it)" >&2; exit 2; }
 
 root=$here/.debian13/$variant
 copy=/src/runner
+check_tests=(engine_test distributed_test plugin_host_test strategy_support_test
+             pipeline_strategy_test dp_strategy_test gpt2_model_test results_test)
 
 mirror() {
   local uri
@@ -99,6 +106,13 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 copy_checkout
 if [[ $action == packages ]]; then
   in_root "bash tools/setup.sh --packages"
+  exit 0
+fi
+if [[ $action == check ]]; then
+  in_root "RUNNER_BUILD_TARGETS='runner_products runner_plugin_fixture_good ${check_tests[*]}' \
+    bash tools/setup.sh"
+  labels=$(IFS='|'; echo "${check_tests[*]}")
+  in_root "ctest --test-dir build --output-on-failure -j 2 --timeout 600 -L '^($labels)\$'"
   exit 0
 fi
 in_root "bash tools/setup.sh"
