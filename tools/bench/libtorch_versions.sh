@@ -39,9 +39,10 @@ run() {
   fi
 }
 
-# times H5 lenet|gpt2: the LeNet epoch (s), or GPT-2's median step (s) per precision.
+# times H5 lenet|gpt2: the LeNet epoch (s), or GPT-2's median step (s) per precision. Debian's
+# python3 has the h5py that tools/setup.sh installs; one earlier on PATH may not.
 times() {
-  python3 - "$1" "$2" <<'PY'
+  /usr/bin/python3 - "$1" "$2" <<'PY'
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
     runs = sorted((g for g in f["/"].values() if "run_id" in g.attrs), key=lambda g: g.name)
@@ -70,7 +71,7 @@ for ((round = 1; round <= rounds; round++)); do
   if ((round % 2)); then order=(1.13 2.6); else order=(2.6 1.13); fi
   for side in "${order[@]}"; do side_run "$side" "$round"; done > "$here_work/round_$round"
   echo "round $round:"
-  python3 - "$here_work/round_$round" <<'PY'
+  /usr/bin/python3 - "$here_work/round_$round" <<'PY'
 import sys
 t = {}
 for line in open(sys.argv[1]):
