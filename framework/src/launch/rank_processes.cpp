@@ -66,10 +66,16 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The launcher died before prctl: nobody would ever stop this rank.
   if (getppid() != launcher) _exit(127);
-  // A mask the launcher's thread inherited would keep SIGINT and SIGTERM from the rank.
+  // A mask the launcher's thread inherited would keep SIGINT and SIGTERM from the rank, and so
+  // would an ignored SIGINT: a non-interactive shell starts its background commands so. The
+  // launcher stops its ranks with these two signals.
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction by_default {};
+  by_default.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &by_default, nullptr);
+  sigaction(SIGTERM, &by_default, nullptr);
   execve(argv[0], argv, envp);
   _exit(127);
 }

@@ -211,6 +211,26 @@ TEST(LaunchRanks, AnInterruptSendsSigintToEveryRank) {
   expect_no_children_left();
 }
 
+// A non-interactive shell starts its background commands with SIGINT ignored, and a child
+// inherits that: `runner ... &` in a script.
+TEST(LaunchRanks, AnInterruptReachesRanksOfALauncherThatIgnoresSigint) {
+  ScratchDir scratch;
+  LaunchSpec spec = shell_ranks(2,
+                                "trap 'kill $child; exit 42' INT;"
+                                "sleep 60 & child=$!;"
+                                + touch_ready(scratch) + "wait");
+  spec.grace = milliseconds(5000);
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &before);
+  LaunchResult result = launch_ranks(spec, all_ready(scratch, 2));
+  sigaction(SIGINT, &before, nullptr);
+  ASSERT_EQ(result.exits.size(), 2u);
+  EXPECT_EQ(exit_of_rank(result, 0).exit_code, 42);
+  EXPECT_EQ(exit_of_rank(result, 1).exit_code, 42);
+  expect_no_children_left();
+}
+
 TEST(LaunchRanks, ARankIgnoringSigtermIsKilledFiveSecondsLater) {
   ScratchDir scratch;
   LaunchSpec spec = shell_ranks(1, "trap '' INT TERM;" + touch_ready(scratch) + "exec sleep 60");
