@@ -2,8 +2,9 @@
 # The guards of hostile input, for CI (tools/setup.sh must have run): a second build with
 # clang, AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/), then
 #   - the torch-free suites run sanitized: config (the TOML reader, overrides, sweeps), results
-#     (the HDF5 writer and reader), report and launch. They hold the parsers of untrusted text
-#     and files and build in a few minutes; the suites that link LibTorch are left out, as
+#     (the HDF5 writer and reader), report and ranks (the rank variables and the local
+#     launcher). They hold the parsers of untrusted text and files and build in a few
+#     minutes; the suites that link LibTorch are left out, as
 #     Debian's LibTorch is not built with the sanitizers and its headers take most of a build.
 #   - three fuzzers run FUZZ_SECONDS (default 60) each over their seed corpora: config_fuzzer
 #     (runner's own TOML reading, overrides, validation, sweeps; tests/fuzz/corpus/config),
@@ -33,7 +34,7 @@ if ((${#missing[@]})); then
     "${missing[@]}"
 fi
 
-suites=(config_test results_test report_test launch_test)
+suites=(config_test results_test report_test ranks_test)
 declare -A corpus=(
   [config_fuzzer]=tests/fuzz/corpus/config
   [mnist_idx_fuzzer]=plugins/datasets/mnist/tests/fuzz_corpus

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The Python peer of `runner experiments/quickstart.toml`: one LeNet-5 epoch on Fashion-MNIST.
 
-Does the same work as one runner epoch (framework/src/engine/trainer.cpp), written the way a
+Does the same work as one runner epoch (framework/src/train/trainer.cpp), written the way a
 student's PyTorch script would be:
   - the IDX gz files are read once into tensors, normalised like the runner's mnist plugin:
     (x/255 - mean)/std with the mean and std of the whole training set;

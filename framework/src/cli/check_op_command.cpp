@@ -7,7 +7,7 @@
 #include "cli/registry_loader.hpp"
 #include "config/overrides.hpp"
 #include "config/validate.hpp"
-#include "engine/system.hpp"
+#include "measure/system.hpp"
 #include "opcheck/check_op.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 
@@ -87,7 +87,7 @@ int check_loaded_op(const plugin_host::Registry& registry, const CheckOpOptions&
   settings.device = parse_device(options.device);
   settings.shapes = parse_shapes(options.shapes);
   settings.repeats = options.repeats;
-  const int threads = engine::configure_threads(options.threads);
+  const int threads = measure::configure_threads(options.threads);
   std::cout << fmt::format("check-op {} {} on {} ({} threads)\n", options.op, options.dtype,
                            settings.device.str(), threads);
   opcheck::CheckReport report = opcheck::check_op(options.op, *op, settings);

@@ -3,11 +3,11 @@
 #include <iostream>
 
 #include "common/one_line.hpp"
-#include "engine/dataset_cache.hpp"
-#include "engine/estimate.hpp"
-#include "engine/experiment_exit.hpp"
-#include "engine/experiment_runner.hpp"
-#include "engine/run_ranks.hpp"
+#include "measure/estimate.hpp"
+#include "ranks/run_ranks.hpp"
+#include "sweep/dataset_cache.hpp"
+#include "sweep/experiment_exit.hpp"
+#include "sweep/experiment_runner.hpp"
 
 namespace runner::cli {
 namespace {
@@ -18,13 +18,13 @@ struct Plan {
 };
 
 Plan plan_of(const config::RunConfig& run, const plugin_host::Registry& registry,
-             engine::DatasetCache& datasets, const std::string& name) {
+             sweep::DatasetCache& datasets, const std::string& name) {
   try {
-    const int world_size = engine::local_world_size(run, engine::ranks_of(run));
-    const engine::RunEstimate estimate =
-        engine::estimate_run(run, registry, world_size, datasets.get(run));
-    return {"# estimate: " + engine::estimate_text(estimate) + "\n# plan per rank:\n" +
-                engine::plan_table(estimate),
+    const int world_size = ranks::local_world_size(run, ranks::ranks_of(run));
+    const measure::RunEstimate estimate =
+        measure::estimate_run(run, registry, world_size, datasets.get(run));
+    return {"# estimate: " + measure::estimate_text(estimate) + "\n# plan per rank:\n" +
+                measure::plan_table(estimate),
             0};
   } catch (const Error& e) {
     std::cerr << "runner: error: " << name << ": " << e.what() << '\n';
@@ -42,8 +42,8 @@ Plan plan_of(const config::RunConfig& run, const plugin_host::Registry& registry
 int dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry) {
   std::cout << "experiment " << experiment.name << " (" << experiment.file << "): "
             << experiment.runs.size() << " run(s), results in "
-            << engine::results_path(experiment) << "\n";
-  engine::DatasetCache datasets(registry);
+            << sweep::results_path(experiment) << "\n";
+  sweep::DatasetCache datasets(registry);
   std::vector<int> failed;
   for (size_t i = 0; i < experiment.runs.size(); ++i) {
     const auto& run = experiment.runs[i];
@@ -55,7 +55,7 @@ int dry_run(const config::Experiment& experiment, const plugin_host::Registry& r
               << run.resolved_toml << plan.text;
     if (plan.failed_exit_code != 0) failed.push_back(plan.failed_exit_code);
   }
-  return engine::experiment_exit_code(failed, experiment.runs.size());
+  return sweep::experiment_exit_code(failed, experiment.runs.size());
 }
 
 }  // namespace runner::cli

@@ -7,7 +7,7 @@
 namespace runner::cli {
 
 // Prints each run's TOML and plan; a run whose components cannot be built prints why, and the
-// exit code is the one the real run would give (engine::experiment_exit_code). A dataset is
+// exit code is the one the real run would give (sweep::experiment_exit_code). A dataset is
 // built once for all the runs that resolve it alike (a sweep over the model reads it once).
 int dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry);
 

@@ -7,9 +7,9 @@
 #include "cli/commands.hpp"
 #include "cli/dry_run.hpp"
 #include "cli/registry_loader.hpp"
-#include "engine/experiment_runner.hpp"
-#include "engine/run_ranks.hpp"
 #include "plugin_host/host_owned_errors.hpp"
+#include "ranks/run_ranks.hpp"
+#include "sweep/experiment_runner.hpp"
 
 namespace runner::cli {
 namespace {
@@ -23,7 +23,7 @@ std::vector<std::string> nproc_overrides(const RunOptions& options,
   const auto plain = config::load_experiment(options.experiment_file, overrides, registry);
   size_t single = 0, distributed = 0;
   for (const auto& run : plain.runs) {
-    if (engine::ranks_of(run).distributed) ++distributed;
+    if (ranks::ranks_of(run).distributed) ++distributed;
     if (run.strategy.name == "single") ++single;
   }
   if (single == plain.runs.size()) overrides.push_back("strategy.name=ddp");
@@ -48,23 +48,23 @@ std::vector<std::string> rank_argv(const RunOptions& options) {
 }
 
 int run_with_plugins(const RunOptions& options, const plugin_host::Registry& registry,
-                     const engine::SweepLaunch& launch) {
+                     const sweep::SweepLaunch& launch) {
   config::Experiment experiment = config::load_experiment(
       options.experiment_file, nproc_overrides(options, registry), registry);
   if (options.dry_run) return dry_run(experiment, registry);
   const bool other_rank = launch.environment.rank != 0;
-  engine::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
-  return engine::run_experiment(experiment, registry, console, std::cerr, launch);
+  record::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
+  return sweep::run_experiment(experiment, registry, console, std::cerr, launch);
 }
 
 }  // namespace
 
 int run_command(const RunOptions& options) {
-  engine::SweepLaunch launch{launch::read_rank_environment(), rank_argv(options), options.resume};
-  if (options.nproc > 0 && launch.environment.launcher != launch::Launcher::none &&
-      launch.environment.launcher != launch::Launcher::runner)
+  sweep::SweepLaunch launch{ranks::read_rank_environment(), rank_argv(options), options.resume};
+  if (options.nproc > 0 && launch.environment.launcher != ranks::Launcher::none &&
+      launch.environment.launcher != ranks::Launcher::runner)
     throw ConfigError(fmt::format("--nproc under {}: the launcher already started the ranks",
-                                  launch::launcher_name(launch.environment.launcher)),
+                                  ranks::launcher_name(launch.environment.launcher)),
                       "drop --nproc; strategy.world_size takes the launcher's");
   plugin_host::Registry registry = load_registry(options.plugin_path, options.experiment_file);
   return plugin_host::with_host_owned_errors(

@@ -1,0 +1,211 @@
+// The launcher's side of a local launch (store, rank processes, the rank at fault) and one
+// launched rank's side.
+#include "ranks/local_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <optional>
+
+#include "common/one_line.hpp"
+#include "distributed/connect.hpp"
+#include "distributed/rank_health.hpp"
+#include "ranks/environment_reader.hpp"
+#include "ranks/process_launcher.hpp"
+#include "ranks/rank_run.hpp"
+#include "record/null_writer.hpp"
+#include "record/tensorboard_events.hpp"
+#include "train/interrupt.hpp"
+
+namespace runner::ranks {
+namespace {
+
+constexpr const char* kLoopback = "127.0.0.1";
+
+// MASTER_PORT when the user set it, else 0: a free port.
+int requested_port() {
+  const char* text = std::getenv("MASTER_PORT");
+  if (!text || !*text) return 0;
+  auto port = parse_int(text);
+  if (!port || *port < 1 || *port > 65535)
+    throw ConfigError(fmt::format("MASTER_PORT = \"{}\" is not a port (1 to 65535)", text));
+  return *port;
+}
+
+LaunchSpec spec_of(const LaunchContext& c, const RunRanks& ranks, int world_size,
+                           size_t index, const std::string& group, int port,
+                           const std::string& resume_from) {
+  LaunchSpec spec;
+  spec.argv = c.rank_argv;
+  spec.world_size = world_size;
+  spec.env = {{"MASTER_ADDR", kLoopback},
+              {"MASTER_PORT", std::to_string(port)},
+              {"WORLD_SIZE", std::to_string(world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+              {"RUNNER_RUN_INDEX", std::to_string(index)},
+              {"RUNNER_RESULTS_GROUP", group},
+              {"RUNNER_RESUME_FROM", resume_from}};
+  spec.rank_env = [](int rank) {
+    return std::map<std::string, std::string>{{"RANK", std::to_string(rank)},
+                                              {"LOCAL_RANK", std::to_string(rank)}};
+  };
+  // A surviving rank notices a dead one at its next collective, at most a timeout later.
+  spec.grace = ranks.timeout + std::chrono::seconds(10);
+  return spec;
+}
+
+// Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
+std::optional<std::string> cannot_run_here(const config::RunConfig& run, const RunRanks& ranks,
+                                           int world_size) {
+  if (auto why = distributed::backend_unavailable(ranks.backend, world_size)) return why;
+  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  const int gpus = gpu ? static_cast<int>(torch::cuda::device_count()) : 0;
+  if (!gpu || world_size <= gpus) return std::nullopt;
+  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", world_size, gpus);
+}
+
+struct Failure {
+  std::string message;
+  int exit_code = static_cast<int>(ErrorClass::runtime);
+};
+
+// A rank that a signal stopped answers nobody: the others give up at the timeout and the
+// launcher kills it, but the stop came first.
+std::optional<Failure> stopped_rank(const LaunchResult& result,
+                                    std::chrono::milliseconds timeout) {
+  for (const auto& exit : result.exits)
+    if (exit.stopped_by != 0)
+      return Failure{fmt::format("rank {} stopped answering (stopped by signal {}{}): timeout "
+                                 "after {} s",
+                                 exit.rank, exit.stopped_by,
+                                 exit.stopped_by == SIGSTOP ? ", SIGSTOP" : "",
+                                 timeout.count() / 1000)};
+  return std::nullopt;
+}
+
+// The rank at fault: the first to fail that did not fail because of another rank. Its own
+// report says why; without one (a signal, an exit before it connected), its exit does.
+Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
+                   std::chrono::milliseconds timeout) {
+  if (auto stopped = stopped_rank(result, timeout)) return *stopped;
+  const RankExit* first_failed = nullptr;
+  for (const auto& exit : result.exits) {
+    if (exit.succeeded()) continue;
+    if (!first_failed) first_failed = &exit;
+    if (distributed::reported_peer_failure(run_store, exit.rank)) continue;
+    const auto own = distributed::reported_failure(run_store, exit.rank);
+    const std::string why = own ? "failed: " + *own : describe_exit(exit);
+    const bool known_class = exit.exit_code >= 2 && exit.exit_code <= 5;
+    return {fmt::format("rank {} {}", exit.rank, why),
+            known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime)};
+  }
+  const auto peer = distributed::reported_peer_failure(run_store, first_failed->rank);
+  return {fmt::format("rank {} {}", first_failed->rank,
+                      peer ? "failed: " + *peer : describe_exit(*first_failed))};
+}
+
+record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfig& run,
+                          const std::string& group, const Failure& f, const std::string& hint = "") {
+  results::ResultsFile::open(c.recording.results_path)
+      ->resume_run(group)
+      ->set_status(results::Status::failed, f.message);
+  record::end_tensorboard_run(c.recording.experiment, run, group, results::Status::failed);
+  record::print_error(c.recording.errors, "", f.message, hint);
+  return {record::RunOutcome::Kind::failed, f.exit_code};
+}
+
+// Serves the run's store, starts its ranks and waits for them.
+record::RunOutcome launch_and_wait(const LaunchContext& c, const RunRanks& ranks, int world_size,
+                           size_t index, const std::string& group,
+                           const std::string& resume_from) {
+  int port = 0;
+  auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port,
+                                        true);
+  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
+                             ranks.backend, kLoopback, port));
+  const LaunchResult result = launch_ranks(
+      spec_of(c, ranks, world_size, index, group, port, resume_from), [] { return train::interrupt_signal() != 0; });
+  if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
+  const config::RunConfig& run = c.recording.experiment.runs[index];
+  if (train::interrupt_signal())
+    return record_failure(c, run, group,
+                          {"interrupted by signal " + std::to_string(train::interrupt_signal()),
+                           128 + train::interrupt_signal()});
+  return record_failure(c, run, group,
+                        failure_of(result, *distributed::run_scope(store, "run"), ranks.timeout));
+}
+
+}  // namespace
+
+record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunConfig& run,
+                                    size_t index, const record::RunStart& start) {
+  const RunRanks ranks = ranks_of(run);
+  const int world_size = local_world_size(run, ranks);
+  std::string group;
+  {
+    auto writer = record::open_run(c.recording, run, world_size, world_size, start).writer;
+    if (auto why = cannot_run_here(run, ranks, world_size)) {
+      writer->set_status(results::Status::skipped, *why);
+      c.recording.console.line("  skipped: " + *why);
+      return {record::RunOutcome::Kind::skipped, 0};
+    }
+    group = writer->group_name();
+  }  // the file is closed: rank 0 writes the run
+  // The run is recorded as running from here: a launch that fails (a bad MASTER_PORT, a port
+  // in use, no process to fork) records it as failed with the reason.
+  try {
+    return launch_and_wait(c, ranks, world_size, index, group, start.checkpoint);
+  } catch (const Error& e) {
+    return record_failure(c, run, group, {e.what(), e.exit_code()}, e.hint());
+  } catch (const std::exception& e) {
+    return record_failure(c, run, group, {one_line(e)});
+  }
+}
+
+int run_launched_rank(const LaunchContext& c) {
+  const RankEnvironment& env = c.environment;
+  const config::Experiment& experiment = c.recording.experiment;
+  if (env.run_index < 0 || env.run_index >= static_cast<int>(experiment.runs.size()))
+    throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)",
+                               env.run_index, experiment.file, experiment.runs.size()));
+  const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
+  const RunRanks ranks = ranks_of(run);
+  RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
+                  {env.master_addr, env.master_port}, true, "run"};
+  train::install_interrupt_handlers();
+  std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
+  if (env.rank == 0)
+    in_file = results::ResultsFile::open(c.recording.results_path)->resume_run(env.results_group);
+  results::RunWriter* writer = in_file.get();
+  const std::string prefix = fmt::format("rank {}: ", env.rank);
+  const auto store = [&] {
+    const train::InterruptibleWait connecting(prefix,
+                                       [&](const std::string& e) { record::record_failed(*writer, e); });
+    return distributed::connect_store(place.store, ranks.timeout);
+  }();
+  std::unique_ptr<results::RunWriter> events;
+  try {
+    if (env.rank == 0) events = record::with_tensorboard(experiment, run, *writer);
+    if (events) writer = events.get();
+    train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
+    checkpoints.resume_from = env.resume_from;
+    checkpoints.resume_verified = true;  // by the launcher's plan
+    results::Summary summary =
+        train_as_rank(run, c.registry, c.recording.console, *writer, place, store, checkpoints);
+    c.recording.console.run_finished(summary);
+    writer->set_status(results::Status::completed);
+    return 0;
+  } catch (const Error& e) {
+    record::record_failed(*writer, e.what());
+    record::print_error(c.recording.errors, prefix, e.what(), e.hint());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    const std::string message = one_line(e);
+    record::record_failed(*writer, message);
+    record::print_error(c.recording.errors, prefix, message, "");
+    return static_cast<int>(ErrorClass::runtime);
+  }
+}
+
+}  // namespace runner::ranks

@@ -1,0 +1,63 @@
+// One rank of a run: connect, train, report.
+#include "ranks/rank_run.hpp"
+
+#include "common/one_line.hpp"
+#include "distributed/connect.hpp"
+#include "distributed/peer_failure.hpp"
+#include "record/record_run.hpp"
+#include "train/interrupt.hpp"
+
+namespace runner::ranks {
+namespace {
+
+distributed::RankConnection connect(const RankPlace& place, const RunRanks& ranks,
+                                    const c10::intrusive_ptr<c10d::Store>& store) {
+  distributed::ConnectSpec spec;
+  spec.backend = ranks.backend;
+  spec.store = distributed::run_scope(store, place.run_key);
+  spec.beat_store = distributed::run_scope(
+      distributed::connect_store(place.store, ranks.timeout), place.run_key);
+  spec.store_address = distributed::address_text(place.store);
+  spec.loopback = place.loopback;
+  spec.rank = place.rank;
+  spec.world_size = place.world_size;
+  spec.timeout = ranks.timeout;
+  if (ranks.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
+  return distributed::connect_ranks(spec);
+}
+
+}  // namespace
+
+results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
+                               record::Console& console, results::RunWriter& writer,
+                               const RankPlace& place,
+                               const c10::intrusive_ptr<c10d::Store>& store,
+                               const train::CheckpointSettings& checkpoints) {
+  const RunRanks ranks = ranks_of(run);
+  const std::string prefix = "rank " + std::to_string(place.rank) + ": ";
+  const auto record = [&writer](const std::string& e) { record::record_failed(writer, e); };
+  distributed::RankConnection connection = [&] {
+    const train::InterruptibleWait rendezvous(prefix, record);
+    return connect(place, ranks, store);
+  }();
+  train::RankContext context{connection.communicator, place.local_rank, place.local_world_size,
+                      connection.waits};
+  // A signal stops training at the next step's start; a collective whose peer already stopped
+  // would hold this rank until its timeout.
+  const train::InterruptibleWait collectives(prefix, record, std::chrono::seconds(1));
+  try {
+    results::Summary summary = train::train_run(run, registry, console, writer, context, checkpoints);
+    connection.health->report_done();
+    // No rank tears its connections down while another still reads from them.
+    connection.communicator->barrier();
+    return summary;
+  } catch (const distributed::PeerFailure& e) {
+    connection.health->report_peer_failure(e.what());
+    throw;
+  } catch (const std::exception& e) {
+    connection.health->report_failure(one_line(e));
+    throw;
+  }
+}
+
+}  // namespace runner::ranks

@@ -1,0 +1,27 @@
+// One run trained as one rank of several: connect to the others through the store, train
+// this rank's part, and tell the others when this rank fails on its own.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "distributed/store.hpp"
+#include "ranks/run_ranks.hpp"
+#include "record/console.hpp"
+#include "train/trainer.hpp"
+
+namespace runner::ranks {
+
+struct RankPlace {
+  int rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+  distributed::StoreAddress store;  // for a second connection and for messages
+  bool loopback = false;            // every rank on this machine
+  std::string run_key;              // the run's keys in the store
+};
+
+results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
+                               record::Console& console, results::RunWriter& writer,
+                               const RankPlace& place,
+                               const c10::intrusive_ptr<c10d::Store>& store,
+                               const train::CheckpointSettings& checkpoints);
+
+}  // namespace runner::ranks

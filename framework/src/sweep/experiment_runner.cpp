@@ -1,0 +1,270 @@
+// The sweep: every run of an experiment checked, then run on its ranks and recorded, and the
+// comparison table printed.
+#include "sweep/experiment_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "distributed/connect.hpp"
+#include "measure/estimate.hpp"
+#include "ranks/local_launch.hpp"
+#include "ranks/rank_run.hpp"
+#include "record/record_run.hpp"
+#include "record/tensorboard_events.hpp"
+#include "report/report.hpp"
+#include "sweep/dataset_cache.hpp"
+#include "sweep/experiment_exit.hpp"
+#include "train/interrupt.hpp"
+#include "train/technique_checks.hpp"
+
+namespace runner::sweep {
+namespace {
+
+struct SweepContext {
+  record::Recording recording;
+  const plugin_host::Registry& registry;
+  const SweepLaunch& launch;
+
+  ranks::LaunchContext launch_context() const {
+    return {recording, registry, launch.environment, launch.rank_argv};
+  }
+};
+
+bool outside_launcher(const SweepContext& c) {
+  const auto launcher = c.launch.environment.launcher;
+  return launcher == ranks::Launcher::torchrun || launcher == ranks::Launcher::slurm;
+}
+
+// Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
+// with too few GPUs skips the run, as it skips NCCL without GPUs.)
+void check_local_world(const config::RunConfig& run, int world_size) {
+  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (gpu || world_size <= cores) return;
+  throw ConfigError(
+      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
+                  "and this machine has {}",
+                  world_size, cores),
+      "start the ranks across machines with torchrun or srun (see the README)");
+}
+
+void check_outside_world(const config::RunConfig& run, const ranks::RunRanks& ranks,
+                         const ranks::RankEnvironment& env) {
+  const std::string launcher = ranks::launcher_name(env.launcher);
+  if (!ranks.distributed && env.world_size > 1)
+    throw ConfigError(fmt::format("{} started {} ranks, but strategy '{}' runs on one", launcher,
+                                  env.world_size, run.strategy.name),
+                      "use a multi-rank strategy (strategy.name = \"ddp\") or start one rank");
+  if (ranks.world_size != 0 && ranks.world_size != env.world_size)
+    throw ConfigError(fmt::format("strategy.world_size = {} but {} started {} ranks",
+                                  ranks.world_size, launcher, env.world_size),
+                      "leave strategy.world_size at 0 to take the launcher's");
+}
+
+void check_batch_divides(const config::RunConfig& run, int world_size) {
+  const int64_t batch = run.train.get_int("batch_size");
+  if (batch % world_size == 0) return;
+  throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks{}", batch,
+                                world_size, run.label.empty() ? "" : " (run " + run.label + ")"),
+                    "train.batch_size is the global batch: make it a multiple of the ranks");
+}
+
+// The run's plan against its budget, and checkpointing against a model without layers. A run
+// whose plan cannot be made (its data is missing, its model refuses its keys) fails on its
+// own when it starts, and the sweep goes on.
+void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size,
+                int local_ranks, DatasetCache& datasets) {
+  std::optional<measure::RunEstimate> estimate;
+  try {
+    estimate = measure::estimate_run(run, c.registry, world_size, datasets.get(run));
+  } catch (const std::exception&) {
+    return;
+  }
+  if (run.train.get_string("activation_checkpointing") == "layers" &&
+      estimate->model.layers.empty())
+    throw ConfigError(fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
+                                  "lists no layers{}",
+                                  run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
+                      "set train.activation_checkpointing = \"none\", or use a model that "
+                      "lists its layers (gpt2, vgg, conv_stack)");
+  measure::check_plan_fits(run, *estimate, local_ranks);
+}
+
+// Every run's ranks are checked before the first one starts.
+void check_worlds(const SweepContext& c) {
+  DatasetCache datasets(c.registry);
+  for (const auto& run : c.recording.experiment.runs) {
+    const ranks::RunRanks ranks = ranks::ranks_of(run);
+    if (outside_launcher(c)) {
+      check_outside_world(run, ranks, c.launch.environment);
+      check_batch_divides(run, c.launch.environment.world_size);
+      train::check_techniques(run, c.launch.environment.world_size);
+      check_plan(c, run, c.launch.environment.world_size, c.launch.environment.local_world_size,
+                 datasets);
+    } else {
+      const int world_size = ranks::local_world_size(run, ranks);
+      check_local_world(run, world_size);
+      check_batch_divides(run, world_size);
+      train::check_techniques(run, world_size);
+      check_plan(c, run, world_size, world_size, datasets);
+    }
+  }
+}
+
+// Under torchrun or srun: rank 0 serves the store at MASTER_ADDR:MASTER_PORT for the whole
+// sweep (or torchrun's agent does, and every rank joins it), and each run keeps to its own keys.
+class OutsideRanks {
+ public:
+  explicit OutsideRanks(const SweepContext& c) : c_(c) {}
+
+  record::RunOutcome run(const config::RunConfig& config, size_t index, const ResumePlan& plan,
+                 const train::CheckpointSettings& checkpoints) {
+    const auto& env = c_.launch.environment;
+    const ranks::RunRanks ranks = ranks::ranks_of(config);
+    const std::string prefix = fmt::format("rank {}: ", env.rank);
+    ranks::RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
+                    {env.master_addr, env.master_port}, is_loopback(env.master_addr),
+                    "run" + std::to_string(index)};
+    return record::record_run(c_.recording, config, env.rank == 0, env.world_size,
+                              env.local_world_size, prefix, plan.start(),
+                      [&](results::RunWriter& writer) {
+                        if (auto why = distributed::backend_unavailable(ranks.backend,
+                                                                        env.local_world_size))
+                          throw RunSkipped(*why);
+                        return ranks::train_as_rank(config, c_.registry, c_.recording.console, writer, place,
+                                             store(place, ranks, writer), checkpoints);
+                      });
+  }
+
+ private:
+  static bool is_loopback(const std::string& host) {
+    return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+  }
+
+  const c10::intrusive_ptr<c10d::Store>& store(const ranks::RankPlace& place, const ranks::RunRanks& ranks,
+                                               results::RunWriter& writer) {
+    if (store_) return store_;
+    const train::InterruptibleWait connecting(fmt::format("rank {}: ", place.rank),
+                                       [&](const std::string& e) { record::record_failed(writer, e); });
+    const std::string& agent_prefix = c_.launch.environment.agent_store_prefix;
+    if (!agent_prefix.empty()) {
+      store_ = distributed::join_launcher_store(place.store, agent_prefix, ranks.timeout);
+    } else if (place.rank == 0) {
+      int bound = 0;
+      store_ = distributed::serve_store(place.store, ranks.timeout, bound,
+                                        place.local_world_size == place.world_size);
+    } else {
+      store_ = distributed::connect_store(place.store, ranks.timeout);
+    }
+    return store_;
+  }
+
+  const SweepContext& c_;
+  c10::intrusive_ptr<c10d::Store> store_;
+};
+
+// The plan of --resume for this process: rank 0 (or the only writer) plans from the results
+// file; the other ranks of an outside launch need only the checkpoint.
+ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
+                       const train::CheckpointSettings& checkpoints,
+                       const std::vector<results::RunRecord>& earlier_runs) {
+  const bool only_run = c.recording.experiment.runs.size() == 1;
+  if (!outside_launcher(c) || c.launch.environment.rank == 0)
+    return plan_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs, c.recording.errors);
+  ResumePlan plan;
+  plan.checkpoint =
+      resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.recording.errors).value_or("");
+  return plan;
+}
+
+record::RunOutcome run_one(const SweepContext& c, OutsideRanks& outside, const config::RunConfig& run,
+                   size_t index, const ResumePlan& plan) {
+  train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
+  checkpoints.resume_from = plan.checkpoint;
+  checkpoints.resume_verified = true;  // by the plan
+  if (outside_launcher(c)) return outside.run(run, index, plan, checkpoints);
+  if (ranks::local_world_size(run, ranks::ranks_of(run)) > 1) return ranks::launch_local_run(c.launch_context(), run, index, plan.start());
+  return record::record_run(c.recording, run, true, 1, 1, "", plan.start(), [&](results::RunWriter& writer) {
+    return train::train_run(run, c.registry, c.recording.console, writer, {}, checkpoints);
+  });
+}
+
+void print_comparison(const std::string& path, const std::set<std::string>& groups,
+                      record::Console& console) {
+  if (console.quiet()) return;
+  std::vector<results::RunRecord> these;
+  for (auto& record : results::read_runs(path))
+    if (groups.count(record.group)) these.push_back(std::move(record));
+  std::ostringstream table;
+  report::print_table(report::comparison_table(these), table);
+  console.line("");
+  console.line(table.str());
+}
+
+std::set<std::string> run_groups(const std::string& path) {
+  std::set<std::string> groups;
+  for (const auto& record : results::read_runs(path)) groups.insert(record.group);
+  return groups;
+}
+
+}  // namespace
+
+std::string results_path(const config::Experiment& experiment) {
+  for (const auto& run : experiment.runs) {
+    const std::string& path = run.experiment.get_string("results");
+    if (!path.empty()) return path;
+  }
+  return "results/" + experiment.name + ".h5";
+}
+
+int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
+                   record::Console& console, std::ostream& errors, const SweepLaunch& launch) {
+  SweepContext c{{experiment, console, errors, results_path(experiment)}, registry, launch};
+  if (launch.environment.launcher == ranks::Launcher::runner)
+    return ranks::run_launched_rank(c.launch_context());
+  check_worlds(c);
+  check_resume_request(launch.resume, experiment);
+  const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
+  std::set<std::string> groups_before;
+  std::vector<results::RunRecord> earlier_runs;
+  if (writes) {
+    results::ResultsFile::open(c.recording.results_path);  // a bad file fails before any run starts
+    record::write_tensorboard_experiment(experiment);      // and so does a folder that cannot be written
+    earlier_runs = results::read_runs(c.recording.results_path);
+    for (const auto& record : earlier_runs) groups_before.insert(record.group);
+  }
+  OutsideRanks outside(c);
+  std::vector<int> failed;
+  std::set<std::string> groups_now;  // the groups this sweep went on with or kept
+  const size_t total = experiment.runs.size();
+  train::install_interrupt_handlers();
+  for (size_t i = 0; i < total && !train::interrupt_signal(); ++i) {
+    const auto& run = experiment.runs[i];
+    console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
+                                    run.label.empty() ? "" : "  " + run.label),
+                        "");
+    const ResumePlan plan =
+        resume_plan(c, run, train::checkpoint_settings(run, c.recording.results_path), earlier_runs);
+    groups_now.insert(plan.group);
+    if (plan.action == ResumePlan::Action::keep) {
+      console.line("  completed earlier: kept");
+      continue;
+    }
+    if (!plan.checkpoint.empty()) console.line("  resuming from " + plan.checkpoint);
+    record::RunOutcome outcome = run_one(c, outside, run, i, plan);
+    if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
+  }
+  if (writes) {
+    for (const auto& group : run_groups(c.recording.results_path))
+      if (!groups_before.count(group)) groups_now.insert(group);
+    print_comparison(c.recording.results_path, groups_now, console);
+    console.line("results: " + c.recording.results_path);
+  }
+  if (train::interrupt_signal()) return 128 + train::interrupt_signal();
+  return experiment_exit_code(failed, total);
+}
+
+}  // namespace runner::sweep

@@ -1,0 +1,120 @@
+// `--resume` planned per run: keep it, go on from a checkpoint, or start it.
+#include "sweep/resume_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "checkpoint/folders.hpp"
+#include "checkpoint/manifest.hpp"
+#include "checkpoint/reader.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string manifest_of(const std::string& folder) {
+  return (fs::path(folder) / checkpoint::kManifestFile).string();
+}
+
+bool names_a_checkpoint(const ResumeRequest& request) {
+  return request && !request->empty() && fs::exists(manifest_of(*request));
+}
+
+bool is_checkpoint_of(const std::string& folder, const config::RunConfig& run) {
+  return checkpoint::read_manifest(manifest_of(folder)).run_id == run.id;
+}
+
+void warn_passed_over(std::ostream& warnings, const std::string& why) {
+  warnings << "runner: warning: " << why << "; an earlier checkpoint is taken\n";
+}
+
+// The newest checkpoint of the folder whose manifest reads and whose shards are whole. A
+// folder whose save was cut short (no manifest) is passed over in silence.
+std::optional<std::string> newest_intact(const std::string& run_folder, std::ostream& warnings) {
+  const auto folders = checkpoint::step_folders(run_folder);
+  for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
+    if (!fs::exists(manifest_of(*it))) continue;
+    try {
+      checkpoint::verify(*it);
+      return *it;
+    } catch (const DataError& e) {
+      warn_passed_over(warnings, e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+// The run's last group in the results file, when it has one.
+const results::RunRecord* last_record(const std::vector<results::RunRecord>& runs,
+                                      const std::string& run_id) {
+  const results::RunRecord* last = nullptr;
+  for (const auto& record : runs)
+    if (record.header.run_id == run_id) last = &record;
+  return last;
+}
+
+}  // namespace
+
+void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment) {
+  if (!request || request->empty()) return;
+  if (!fs::is_directory(*request))
+    throw ConfigError(fmt::format("--resume {}: no such folder", *request),
+                      "give a checkpoint's folder (step-...) or the folder holding the runs' "
+                      "checkpoint folders");
+  if (!names_a_checkpoint(request)) return;
+  const checkpoint::Manifest manifest = checkpoint::read_manifest(manifest_of(*request));
+  for (const auto& run : experiment.runs)
+    if (run.id == manifest.run_id) return;
+  if (experiment.runs.size() == 1) return;
+  throw ConfigError(fmt::format("--resume {}: the checkpoint is of run {} of experiment '{}', "
+                                "which {} does not have",
+                                *request, manifest.run_id, manifest.experiment, experiment.file),
+                    "a run's id covers every resolved key but [checkpoint]: a changed key "
+                    "makes another run; resume it alone (one run) to load it anyway");
+}
+
+std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
+                              const train::CheckpointSettings& settings) {
+  if (!request || request->empty() || names_a_checkpoint(request)) return settings.run_folder;
+  return (fs::path(*request) / run.id).string();
+}
+
+std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
+                                             const config::RunConfig& run, bool only_run,
+                                             const train::CheckpointSettings& settings,
+                                             std::ostream& warnings) {
+  if (!request) return std::nullopt;
+  if (names_a_checkpoint(request) && (only_run || is_checkpoint_of(*request, run))) {
+    checkpoint::verify(*request);
+    return *request;
+  }
+  return newest_intact(resume_run_folder(request, run, settings), warnings);
+}
+
+ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
+                       const train::CheckpointSettings& settings,
+                       const std::vector<results::RunRecord>& earlier_runs,
+                       std::ostream& warnings) {
+  ResumePlan plan;
+  if (!request) return plan;
+  const results::RunRecord* last = last_record(earlier_runs, run.id);
+  if (last && last->status == results::Status::completed)
+    return {ResumePlan::Action::keep, last->group, "", 0, 0};
+  if (last) {
+    plan.action = ResumePlan::Action::go_on;
+    plan.group = last->group;
+  }
+  const auto checkpoint = resume_checkpoint(request, run, only_run, settings, warnings);
+  if (!checkpoint) return plan;
+  const checkpoint::Manifest manifest = checkpoint::read_manifest(manifest_of(*checkpoint));
+  plan.action = ResumePlan::Action::go_on;
+  plan.checkpoint = *checkpoint;
+  plan.epochs = manifest.engine.value("epochs_recorded", int64_t{0});
+  plan.steps = manifest.engine.value("steps_recorded", int64_t{0});
+  return plan;
+}
+
+}  // namespace runner::sweep

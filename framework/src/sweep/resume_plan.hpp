@@ -1,0 +1,59 @@
+// What `--resume` does with each run of an experiment: a completed run is kept as it is, an
+// unfinished one goes on in its own results group from its latest complete checkpoint, and a
+// run never started (or with no checkpoint) trains from the start.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "config/experiment.hpp"
+#include "record/record_run.hpp"
+#include "results/results.hpp"
+#include "train/checkpoint_settings.hpp"
+
+namespace runner::sweep {
+
+// nullopt: no --resume. "": each run's latest checkpoint. Otherwise a checkpoint's folder (for
+// the run it was written by, or for the experiment's only run, which may then differ from it
+// in its layout: another world size or strategy) or a folder of runs' checkpoint folders (in
+// place of [checkpoint] dir).
+using ResumeRequest = std::optional<std::string>;
+
+struct ResumePlan {
+  enum class Action { start, keep, go_on } action = Action::start;
+  std::string group;       // the run's group in the results file; empty: a new one
+  std::string checkpoint;  // the folder to load; empty: from the start
+  int64_t epochs = 0, steps = 0;  // what the run had recorded when the checkpoint was taken
+
+  // Where the run's record starts (not meant for `keep`).
+  record::RunStart start() const {
+    return {group, action == Action::go_on, checkpoint, epochs, steps};
+  }
+};
+
+// Throws ConfigError when `request` names a path that is neither a checkpoint nor a folder, or
+// a checkpoint of none of the experiment's runs.
+void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment);
+
+// The run's folder of checkpoints, the request's folder in place of [checkpoint] dir.
+std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
+                              const train::CheckpointSettings& settings);
+
+// The checkpoint the run goes on from, when it has one, its shards checked against their
+// digests: the request's own checkpoint (DataError when damaged), else the newest one that is
+// whole; one that is not is named on `warnings` and an older one taken.
+// `only_run`: the experiment has no other run.
+std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
+                                             const config::RunConfig& run, bool only_run,
+                                             const train::CheckpointSettings& settings,
+                                             std::ostream& warnings);
+
+// The plan for `run` from the last of `earlier_runs` (the results file's runs when the sweep
+// began: read once, not once a run) of its id, and from its checkpoints.
+ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
+                       const train::CheckpointSettings& settings,
+                       const std::vector<results::RunRecord>& earlier_runs,
+                       std::ostream& warnings);
+
+}  // namespace runner::sweep

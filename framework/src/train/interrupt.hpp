@@ -1,0 +1,46 @@
+// Ctrl-C (SIGINT) or SIGTERM during training: the step in flight finishes, the run is recorded
+// as failed ("interrupted"), the sweep stops, and runner exits with 128 + the signal number.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace runner::train {
+
+void install_interrupt_handlers();
+// The signal that asked to stop, or 0.
+int interrupt_signal();
+// Throws an Interrupted error when a signal asked to stop.
+void stop_if_interrupted();
+
+// A wait that c10d ends only at its timeout (a rendezvous, a connection to the store, a
+// collective whose peer stopped): while one lives, a SIGINT or SIGTERM still pending `grace`
+// later ends the process within a tenth of a second more, with exit code 128 + the signal,
+// after `record` has recorded the run as interrupted and the error line is printed (prefixed
+// by `prefix`, "rank 1: "). Within the grace the waiting thread may stop on its own.
+class InterruptibleWait {
+ public:
+  using Record = std::function<void(const std::string& error)>;
+  InterruptibleWait(std::string prefix, Record record,
+                    std::chrono::milliseconds grace = std::chrono::milliseconds(0));
+  ~InterruptibleWait();
+  InterruptibleWait(const InterruptibleWait&) = delete;
+  InterruptibleWait& operator=(const InterruptibleWait&) = delete;
+
+ private:
+  void watch();
+
+  std::string prefix_;
+  Record record_;
+  std::chrono::milliseconds grace_;
+  std::mutex mutex_;
+  std::condition_variable done_changed_;
+  bool done_ = false;
+  std::thread watcher_;
+};
+
+}  // namespace runner::train

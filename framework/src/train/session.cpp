@@ -1,0 +1,132 @@
+// Building what one run holds while it trains, from the registry and the run's keys.
+#include "train/session.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "config/techniques.hpp"
+#include "measure/system.hpp"
+#include "train/sampler.hpp"
+
+namespace runner::train {
+namespace {
+
+std::string component_text(const plugin_host::Registry& registry, Kind kind,
+                           const std::string& name) {
+  const plugin_host::Registered* r = registry.find(kind, name);
+  return std::string(kind_name(kind)) + " '" + name + "'" +
+         (r ? " (" + r->library->path() + ")" : "");
+}
+
+int64_t local_batch_size(int64_t batch_size, int data_parallel_degree) {
+  if (batch_size % data_parallel_degree != 0)
+    throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} data-parallel "
+                                  "ranks",
+                                  batch_size, data_parallel_degree),
+                      "train.batch_size is the global batch: make it a multiple of the ranks");
+  return batch_size / data_parallel_degree;
+}
+
+// Augmentation may not change the sample shape: test batches keep the dataset's.
+void set_up_loading(Session& s) {
+  const Options& train = s.run.train;
+  s.augmentation = data::Augmentation(s.run.augment);
+  if (!s.augmentation.empty()) {
+    const auto shape = s.augmentation.output_shape(s.info.sample_shape);
+    if (shape != s.info.sample_shape)
+      throw ConfigError(fmt::format("[[dataset.augment]] turns samples of shape [{}] into [{}]; "
+                                    "test samples are not augmented and keep the first shape",
+                                    fmt::join(s.info.sample_shape, ", "), fmt::join(shape, ", ")),
+                        "give random_crop a size equal to the image size, with padding");
+  }
+  s.num_workers = train.get_int("num_workers");
+  s.prefetch = train.get_int("prefetch");
+  s.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
+}
+
+// The run's plan, recorded beside the measured peak. A model whose measuring forward fails
+// gets none: its first step reports the error where the run would meet it anyway.
+measure::RunEstimate plan_or_none(const Session& s, const plugin_host::Registry& registry) {
+  try {
+    return measure::estimate_run(s.run, registry, s.ranks.world_size(), *s.dataset);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t) {
+  torch::Tensor sum = t.to(s.device).contiguous();
+  s.ranks.communicator->all_reduce_sum({sum});
+  return sum;
+}
+
+void sum_over_ranks(const Session& s, PassMetrics& metrics) {
+  if (s.ranks.world_size() > 1) metrics.unpack(sum_over_ranks(s, metrics.pack(s.device)));
+}
+
+// On a GPU without NVML the run goes on, saying once why its table has no GPU readings.
+void start_monitoring_the_gpu(Session& s) {
+  std::string reason;
+  s.gpu = measure::start_gpu_monitor(s.device.is_cuda(), measure::pci_bus_id(s.device), reason);
+  if (!s.gpu && s.device.is_cuda() && s.ranks.rank() == 0)
+    s.console.line("GPU utilisation is not recorded: " + reason);
+}
+
+void build_session(Session& s, const plugin_host::Registry& registry) {
+  const Options& train = s.run.train;
+  s.seed = s.run.experiment.get_int("seed");
+  s.threads = measure::configure_threads(train.get_int("threads"), s.ranks.local_world_size);
+  s.device = measure::resolve_device(train.get_string("device"), s.ranks.local_rank);
+  if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
+  const bool vendor_conv = train.get_string("backend_conv") == "vendor";
+  at::globalContext().setUserEnabledMkldnn(vendor_conv);
+  at::globalContext().setUserEnabledCuDNN(vendor_conv);
+  torch::manual_seed(static_cast<uint64_t>(s.seed));
+  s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
+  s.memory = std::make_unique<measure::RankMemory>(s.device);
+  s.info = s.dataset->info();
+  set_up_loading(s);
+  s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
+  s.techniques = config::techniques_of(train);
+  auto make_model = [&s, &registry] {
+    return registry.make_model(s.run.model,
+                               ModelContext{s.info, s.ops.get(), s.techniques.precision});
+  };
+  s.model = make_model();  // on the CPU: the strategy places it
+  s.parameters = s.model->parameter_count();
+  s.forward_flops_per_sample = s.model->forward_flops_per_sample();
+  s.estimate = plan_or_none(s, registry);
+  s.strategy = registry.make_strategy(s.run.strategy);
+  s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
+                      component_text(registry, Kind::model, s.run.model.name) + ", " +
+                      component_text(registry, Kind::strategy, s.run.strategy.name);
+  s.meter = std::make_shared<measure::HostStepMeter>(s.device);
+  s.strategy->setup(StrategyContext{s.model, s.device, s.techniques,
+                                    optimizer_factory(s.run.optimizer), s.seed, s.meter,
+                                    s.ranks.communicator, make_model});
+  s.epochs = train.get_int("epochs");
+  s.batch_size = local_batch_size(train.get_int("batch_size"),
+                                  s.strategy->data_parallel_degree(s.ranks.world_size()));
+  s.reports = s.strategy->reports_metrics();
+  s.reporting_ranks = static_cast<int>(
+      sum_over_ranks(s, torch::tensor(s.reports ? 1.0 : 0.0, torch::kFloat64)).item<double>());
+  if (s.reporting_ranks < 1)
+    throw PluginError("no rank of strategy '" + s.run.strategy.name + "' reports metrics",
+                      s.step_components);
+  s.log_every = train.get_int("log_every");
+  const int64_t shard_size =
+      s.strategy->shard_samples(torch::arange(s.dataset->size(Split::train)), Split::train)
+          .size(0);
+  s.steps_per_epoch = (shard_size + s.batch_size - 1) / s.batch_size;
+  if (train.get_int("max_steps_per_epoch") > 0)
+    s.steps_per_epoch = std::min(s.steps_per_epoch, train.get_int("max_steps_per_epoch"));
+  s.schedule = std::make_unique<LearningRateSchedule>(
+      s.run.schedule, s.run.optimizer.get_double("lr"), s.steps_per_epoch, s.epochs);
+  start_monitoring_the_gpu(s);
+}
+
+}  // namespace runner::train

@@ -1,0 +1,94 @@
+// What one run holds while it trains, and how it is built: the dataset, loading, model,
+// strategy, schedule and plan, from the resolved run and the registry. The passes
+// (train/passes.hpp) and the epochs (train/trainer.cpp) work on it.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/experiment.hpp"
+#include "data/augment.hpp"
+#include "measure/estimate.hpp"
+#include "measure/gpu_monitor.hpp"
+#include "measure/rank_memory.hpp"
+#include "measure/step_meter.hpp"
+#include "plugin_host/call_plugin.hpp"
+#include "plugin_host/op_library.hpp"
+#include "plugin_host/registry.hpp"
+#include "record/console.hpp"
+#include "results/results.hpp"
+#include "train/metrics.hpp"
+#include "train/optimizers.hpp"
+#include "train/rank_context.hpp"
+
+namespace runner::train {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Everything one run holds while it trains.
+struct Session {
+  const config::RunConfig& run;
+  record::Console& console;
+  results::RunWriter& writer;
+  const RankContext& ranks;
+  torch::Device device = torch::kCPU;
+  int threads = 1;
+  std::shared_ptr<Dataset> dataset;
+  DatasetInfo info;
+  data::Augmentation augmentation;
+  int64_t num_workers = 0, prefetch = 1;
+  bool pin_memory = false;
+  std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
+  std::shared_ptr<Model> model;
+  // The model's, counted before the strategy may shard its parameters away.
+  int64_t parameters = 0;
+  double forward_flops_per_sample = 0;
+  std::shared_ptr<Strategy> strategy;
+  std::shared_ptr<measure::HostStepMeter> meter;
+  Techniques techniques;
+  std::unique_ptr<measure::RankMemory> memory;
+  std::unique_ptr<measure::GpuMonitor> gpu;  // nullptr when not measured
+  measure::RunEstimate estimate;
+  int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
+  int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
+  bool reports = true;     // this rank's steps give the loss and predictions
+  int reporting_ranks = 1;
+  std::unique_ptr<LearningRateSchedule> schedule;
+  int64_t global_step = 0;
+  double train_compute_s = 0;
+  int64_t train_samples = 0;
+  std::vector<double> last_per_class;  // of the latest test pass
+  std::vector<double> peak_memory_per_rank;  // the largest of each rank over the epochs
+  std::vector<double> tensor_peak_per_rank;  // the same, of the tensors
+  std::vector<double> state_memory_per_rank;  // tensors held after the latest training pass
+  std::string step_components;         // the plugins a step runs, for error messages
+};
+
+// Runs plugin code of a step: a LibTorch or other exception becomes one line naming the
+// plugins involved; runner errors pass as they are.
+template <typename F>
+auto in_plugin_code(const Session& s, const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginError(what + " failed: " + one_line(e), s.step_components);
+  }
+}
+
+// Builds every component of the run on this rank, the strategy set up.
+void build_session(Session& s, const plugin_host::Registry& registry);
+
+// `t` summed over the ranks (itself on one rank), on the run's device: NCCL takes no other.
+torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t);
+// A pass's sums over the ranks.
+void sum_over_ranks(const Session& s, PassMetrics& metrics);
+
+}  // namespace runner::train

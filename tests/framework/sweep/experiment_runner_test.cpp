@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include "sweep/experiment_runner.hpp"
+#include <runner_testing/run_fixtures.hpp>
+
+namespace runner::sweep {
+namespace {
+
+using runner::testing::blobs_experiment;
+using runner::testing::fixture_registry;
+using runner::testing::temp_path;
+
+int run(const plugin_host::Registry& registry, const std::string& text, std::string& printed) {
+  auto experiment = config::parse_experiment(text, "sweep.toml", {}, registry);
+  std::ostringstream out, errors;
+  record::Console console(out, false, false);
+  int code = run_experiment(experiment, registry, console, errors);
+  printed = out.str() + errors.str();
+  return code;
+}
+
+// The blobs experiment with `sweep`, writing its results to `file`.
+std::string sweep_into(const std::string& file, const std::string& sweep) {
+  std::string text = blobs_experiment("[sweep]\n" + sweep + "\n");
+  return text.insert(text.find("seed"), "results = \"" + file + "\"\n");
+}
+
+TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
+  auto registry = fixture_registry();
+  std::string file = temp_path("sweep.h5"), printed;
+  std::string text = sweep_into(file, "\"train.batch_size\" = [16, 64]");
+  EXPECT_EQ(run(registry, text, printed), 0) << printed;
+  auto runs = results::read_runs(file);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, results::Status::completed);
+  EXPECT_EQ(runs[1].header.sweep_point.at(0).second, results::SweepValue(int64_t{64}));
+  EXPECT_EQ(runs[0].epochs.size(), 2u);
+  EXPECT_NE(printed.find("train.batch_size"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("per-class test accuracy"), std::string::npos) << printed;
+  EXPECT_EQ(run(registry, text, printed), 0);
+  EXPECT_EQ(results::read_runs(file).size(), 4u) << "running again appends";
+}
+
+TEST(ExperimentRunner, AFailedRunIsRecordedAndTheSweepGoesOn) {
+  auto registry = fixture_registry();
+  std::string file = temp_path("failing.h5"), printed;
+  std::string text = sweep_into(file, "\"model.poison_at_step\" = [2, 0]");
+  EXPECT_EQ(run(registry, text, printed), 6) << printed;
+  auto runs = results::read_runs(file);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, results::Status::failed);
+  EXPECT_NE(runs[0].error.find("loss became nan"), std::string::npos);
+  EXPECT_EQ(runs[1].status, results::Status::completed);
+}
+
+TEST(ExperimentRunner, ASingleFailedRunExitsWithItsErrorClass) {
+  auto registry = fixture_registry();
+  std::string file = temp_path("single_fail.h5"), printed;
+  std::string text = sweep_into(file, "\"model.poison_at_step\" = [1]");
+  EXPECT_EQ(run(registry, text, printed), 5) << printed;
+  EXPECT_NE(printed.find("runner: error: loss became nan"), std::string::npos) << printed;
+}
+
+TEST(ExperimentRunner, ResultsDefaultToTheExperimentName) {
+  auto registry = fixture_registry();
+  auto experiment = config::parse_experiment(blobs_experiment(), "x.toml", {}, registry);
+  EXPECT_EQ(results_path(experiment), "results/blobs.h5");
+}
+
+}  // namespace
+}  // namespace runner::sweep

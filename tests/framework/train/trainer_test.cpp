@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "train/trainer.hpp"
+#include <runner_testing/run_fixtures.hpp>
+
+namespace runner::train {
+namespace {
+
+using runner::testing::blobs_experiment;
+using runner::testing::fixture_registry;
+using runner::testing::MemoryWriter;
+
+struct Trained {
+  MemoryWriter writer;
+  results::Summary summary;
+};
+
+std::unique_ptr<Trained> train(const plugin_host::Registry& registry, const std::string& text) {
+  auto experiment = config::parse_experiment(text, "test.toml", {}, registry);
+  std::ostringstream out;
+  record::Console console(out, true, false);
+  auto trained = std::make_unique<Trained>();
+  trained->summary = train_run(experiment.runs.at(0), registry, console, trained->writer);
+  return trained;
+}
+
+TEST(Trainer, LearnsBlobsAndRecordsEveryEpochAndStep) {
+  auto registry = fixture_registry();
+  auto t = train(registry, blobs_experiment());
+  ASSERT_EQ(t->writer.epochs.size(), 2u);
+  EXPECT_EQ(t->writer.steps.size(), 2u * 8);  // 256 / 32 steps per epoch
+  EXPECT_EQ(t->writer.steps.back().step, 16);
+  EXPECT_GT(t->summary.final_test_accuracy, 0.8);  // chance: 0.25
+  EXPECT_LT(t->writer.epochs[1].train_loss, t->writer.epochs[0].train_loss);
+  EXPECT_EQ(t->summary.per_class_accuracy.size(), 4u);
+  EXPECT_EQ(t->summary.class_names[3], "blob3");
+  EXPECT_EQ(t->summary.parameters, 4 * 4 + 4);
+  EXPECT_DOUBLE_EQ(t->summary.flops_per_sample, 3.0 * 2 * 16);
+  EXPECT_GT(t->writer.epochs[0].peak_memory_bytes, 0);
+  EXPECT_GT(t->writer.epochs[0].samples_per_s, 0);
+}
+
+TEST(Trainer, TheSameSeedGivesABitIdenticalLossSequence) {
+  auto registry = fixture_registry();
+  auto a = train(registry, blobs_experiment());
+  auto b = train(registry, blobs_experiment());
+  ASSERT_EQ(a->writer.steps.size(), b->writer.steps.size());
+  for (size_t i = 0; i < a->writer.steps.size(); ++i)
+    EXPECT_EQ(a->writer.steps[i].loss, b->writer.steps[i].loss) << "step " << i + 1;
+  auto other_seed = train(registry, blobs_experiment("[sweep]\n\"experiment.seed\" = [6]\n"));
+  EXPECT_NE(a->writer.steps[3].loss, other_seed->writer.steps[3].loss);
+}
+
+TEST(Trainer, LoaderThreadsChangeTimingOnlyNotTheLosses) {
+  auto registry = fixture_registry();
+  auto inline_batches = train(registry, blobs_experiment());
+  auto threaded = train(registry, blobs_experiment("num_workers = 2\nprefetch = 1\n"));
+  ASSERT_EQ(inline_batches->writer.steps.size(), threaded->writer.steps.size());
+  for (size_t i = 0; i < threaded->writer.steps.size(); ++i)
+    EXPECT_EQ(inline_batches->writer.steps[i].loss, threaded->writer.steps[i].loss) << i + 1;
+  for (const auto& epoch : threaded->writer.epochs) {
+    EXPECT_GE(epoch.data_wait_s, 0);
+    EXPECT_NEAR(epoch.data_wait_s + epoch.compute_s, epoch.duration_s, 1e-9);
+  }
+}
+
+TEST(Trainer, EpochsRecordTheStrategysPhasesAndHeldMemory) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_GT(epoch.forward_s, 0) << epoch.epoch;
+    EXPECT_GT(epoch.backward_s, 0) << epoch.epoch;
+    EXPECT_GT(epoch.optimizer_s, 0) << epoch.epoch;
+    EXPECT_LE(epoch.forward_s + epoch.backward_s + epoch.optimizer_s, epoch.compute_s);
+    // linear_probe keeps at least its (batch, classes) logits from forward to backward.
+    EXPECT_GT(epoch.activation_memory_bytes, 0) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, OneRankSpendsNoTimeInCommunication) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) EXPECT_EQ(epoch.communication_s, 0);
+}
+
+TEST(Trainer, ACpuRunHasNoGpuReadings) {
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment());
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_TRUE(std::isnan(epoch.gpu_utilization)) << epoch.epoch;
+    EXPECT_TRUE(std::isnan(epoch.gpu_memory_used_bytes)) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, ACudaRunRecordsItsGpusUtilisationAndMemoryFromNvml) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  auto registry = fixture_registry();
+  auto trained = train(registry, blobs_experiment("device = \"cuda\"\n"));
+  for (const auto& epoch : trained->writer.epochs) {
+    EXPECT_GE(epoch.gpu_utilization, 0) << epoch.epoch;
+    EXPECT_LE(epoch.gpu_utilization, 1) << epoch.epoch;
+    // At least the CUDA context this process made, which NVML counts.
+    EXPECT_GT(epoch.gpu_memory_used_bytes, 0) << epoch.epoch;
+  }
+}
+
+TEST(Trainer, BackendConvSwitchesTheVendorConvolutions) {
+  auto registry = fixture_registry();
+  train(registry, blobs_experiment("backend_conv = \"native\"\n"));
+  EXPECT_FALSE(at::globalContext().userEnabledMkldnn());
+  EXPECT_FALSE(at::globalContext().userEnabledCuDNN());
+  train(registry, blobs_experiment());
+  EXPECT_TRUE(at::globalContext().userEnabledMkldnn());
+  EXPECT_TRUE(at::globalContext().userEnabledCuDNN());
+}
+
+TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
+  auto registry = fixture_registry();
+  const std::string augment = "[[dataset.augment]]\nname = \"horizontal_flip\"\n";
+  try {
+    train(registry, blobs_experiment(augment));
+    FAIL() << "blobs samples are vectors, not images";
+  } catch (const ConfigError& e) {
+    // The blobs fixture's samples are vectors of dataset.dim = 4 features.
+    EXPECT_NE(std::string(e.what()).find("[[dataset.augment]] transforms images (C, H, W), but "
+                                         "the dataset's samples have shape (4)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Trains the blobs experiment with `sweep` (one point) and returns the error it must end with.
+Error failure_of(const std::string& sweep, MemoryWriter& writer) {
+  auto registry = fixture_registry();
+  auto experiment =
+      config::parse_experiment(blobs_experiment("[sweep]\n" + sweep + "\n"), "t.toml", {}, registry);
+  std::ostringstream out;
+  record::Console console(out, true, false);
+  try {
+    train_run(experiment.runs.at(0), registry, console, writer);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error with " << sweep;
+  return RunError("no error");
+}
+
+TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
+  MemoryWriter writer;
+  Error e = failure_of("\"model.poison_at_step\" = [11]", writer);
+  EXPECT_EQ(e.exit_code(), 5);
+  EXPECT_NE(std::string(e.what()).find("loss became nan at step 11 (epoch 2)"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(writer.epochs.size(), 1u);
+}
+
+TEST(Trainer, AnExceptionInAStepIsOneLineNamingThePlugins) {
+  MemoryWriter writer;
+  Error e = failure_of("\"model.fail_at_step\" = [2]", writer);
+  std::string message = e.what();
+  EXPECT_EQ(e.exit_code(), 3);
+  EXPECT_EQ(message.rfind("training step 2 failed: ", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_NE(e.hint().find("model 'linear_probe' ("), std::string::npos) << e.hint();
+  EXPECT_NE(e.hint().find("strategy 'single' ("), std::string::npos) << e.hint();
+}
+
+TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {
+  auto registry = fixture_registry();
+  auto t = train(registry, blobs_experiment("max_steps_per_epoch = 3\n"
+                                            "[schedule]\nname = \"step\"\ngamma = 0.5\n"));
+  ASSERT_EQ(t->writer.steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(t->writer.steps[0].learning_rate, 0.1);
+  EXPECT_DOUBLE_EQ(t->writer.steps[3].learning_rate, 0.05);
+}
+
+}  // namespace
+}  // namespace runner::train
