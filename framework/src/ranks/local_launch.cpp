@@ -106,7 +106,8 @@ Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
 }
 
 record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfig& run,
-                          const std::string& group, const Failure& f, const std::string& hint = "") {
+                                  const std::string& group, const Failure& f,
+                                  const std::string& hint = "") {
   results::ResultsFile::open(c.recording.results_path)
       ->resume_run(group)
       ->set_status(results::Status::failed, f.message);
@@ -124,8 +125,9 @@ record::RunOutcome launch_and_wait(const LaunchContext& c, const RunRanks& ranks
                                         true);
   c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
                              ranks.backend, kLoopback, port));
-  const LaunchResult result = launch_ranks(
-      spec_of(c, ranks, world_size, index, group, port, resume_from), [] { return train::interrupt_signal() != 0; });
+  const LaunchResult result =
+      launch_ranks(spec_of(c, ranks, world_size, index, group, port, resume_from),
+                   [] { return train::interrupt_signal() != 0; });
   if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
   const config::RunConfig& run = c.recording.experiment.runs[index];
   if (train::interrupt_signal())
@@ -180,15 +182,16 @@ int run_launched_rank(const LaunchContext& c) {
   results::RunWriter* writer = in_file.get();
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   const auto store = [&] {
-    const train::InterruptibleWait connecting(prefix,
-                                       [&](const std::string& e) { record::record_failed(*writer, e); });
+    const train::InterruptibleWait connecting(
+        prefix, [&](const std::string& e) { record::record_failed(*writer, e); });
     return distributed::connect_store(place.store, ranks.timeout);
   }();
   std::unique_ptr<results::RunWriter> events;
   try {
     if (env.rank == 0) events = record::with_tensorboard(experiment, run, *writer);
     if (events) writer = events.get();
-    train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
+    train::CheckpointSettings checkpoints =
+        train::checkpoint_settings(run, c.recording.results_path);
     checkpoints.resume_from = env.resume_from;
     checkpoints.resume_verified = true;  // by the launcher's plan
     results::Summary summary =

@@ -35,18 +35,21 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
                                const train::CheckpointSettings& checkpoints) {
   const RunRanks ranks = ranks_of(run);
   const std::string prefix = "rank " + std::to_string(place.rank) + ": ";
-  const auto record = [&writer](const std::string& e) { record::record_failed(writer, e); };
+  const auto record_failure = [&writer](const std::string& e) {
+    record::record_failed(writer, e);
+  };
   distributed::RankConnection connection = [&] {
-    const train::InterruptibleWait rendezvous(prefix, record);
+    const train::InterruptibleWait rendezvous(prefix, record_failure);
     return connect(place, ranks, store);
   }();
   train::RankContext context{connection.communicator, place.local_rank, place.local_world_size,
-                      connection.waits};
+                             connection.waits};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.
-  const train::InterruptibleWait collectives(prefix, record, std::chrono::seconds(1));
+  const train::InterruptibleWait collectives(prefix, record_failure, std::chrono::seconds(1));
   try {
-    results::Summary summary = train::train_run(run, registry, console, writer, context, checkpoints);
+    results::Summary summary =
+        train::train_run(run, registry, console, writer, context, checkpoints);
     connection.health->report_done();
     // No rank tears its connections down while another still reads from them.
     connection.communicator->barrier();

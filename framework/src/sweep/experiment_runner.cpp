@@ -85,11 +85,12 @@ void check_plan(const SweepContext& c, const config::RunConfig& run, int world_s
   }
   if (run.train.get_string("activation_checkpointing") == "layers" &&
       estimate->model.layers.empty())
-    throw ConfigError(fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
-                                  "lists no layers{}",
-                                  run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
-                      "set train.activation_checkpointing = \"none\", or use a model that "
-                      "lists its layers (gpt2, vgg, conv_stack)");
+    throw ConfigError(
+        fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
+                    "lists no layers{}",
+                    run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
+        "set train.activation_checkpointing = \"none\", or use a model that "
+        "lists its layers (gpt2, vgg, conv_stack)");
   measure::check_plan_fits(run, *estimate, local_ranks);
 }
 
@@ -134,8 +135,9 @@ class OutsideRanks {
                         if (auto why = distributed::backend_unavailable(ranks.backend,
                                                                         env.local_world_size))
                           throw RunSkipped(*why);
-                        return ranks::train_as_rank(config, c_.registry, c_.recording.console, writer, place,
-                                             store(place, ranks, writer), checkpoints);
+                        return ranks::train_as_rank(config, c_.registry, c_.recording.console,
+                                                    writer, place, store(place, ranks, writer),
+                                                    checkpoints);
                       });
   }
 
@@ -144,11 +146,13 @@ class OutsideRanks {
     return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
   }
 
-  const c10::intrusive_ptr<c10d::Store>& store(const ranks::RankPlace& place, const ranks::RunRanks& ranks,
+  const c10::intrusive_ptr<c10d::Store>& store(const ranks::RankPlace& place,
+                                               const ranks::RunRanks& ranks,
                                                results::RunWriter& writer) {
     if (store_) return store_;
-    const train::InterruptibleWait connecting(fmt::format("rank {}: ", place.rank),
-                                       [&](const std::string& e) { record::record_failed(writer, e); });
+    const train::InterruptibleWait connecting(
+        fmt::format("rank {}: ", place.rank),
+        [&](const std::string& e) { record::record_failed(writer, e); });
     const std::string& agent_prefix = c_.launch.environment.agent_store_prefix;
     if (!agent_prefix.empty()) {
       store_ = distributed::join_launcher_store(place.store, agent_prefix, ranks.timeout);
@@ -173,23 +177,27 @@ ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
                        const std::vector<results::RunRecord>& earlier_runs) {
   const bool only_run = c.recording.experiment.runs.size() == 1;
   if (!outside_launcher(c) || c.launch.environment.rank == 0)
-    return plan_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs, c.recording.errors);
+    return plan_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs,
+                       c.recording.errors);
   ResumePlan plan;
   plan.checkpoint =
-      resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.recording.errors).value_or("");
+      resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.recording.errors)
+          .value_or("");
   return plan;
 }
 
-record::RunOutcome run_one(const SweepContext& c, OutsideRanks& outside, const config::RunConfig& run,
-                   size_t index, const ResumePlan& plan) {
+record::RunOutcome run_one(const SweepContext& c, OutsideRanks& outside,
+                           const config::RunConfig& run, size_t index, const ResumePlan& plan) {
   train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
   checkpoints.resume_from = plan.checkpoint;
   checkpoints.resume_verified = true;  // by the plan
   if (outside_launcher(c)) return outside.run(run, index, plan, checkpoints);
-  if (ranks::local_world_size(run, ranks::ranks_of(run)) > 1) return ranks::launch_local_run(c.launch_context(), run, index, plan.start());
-  return record::record_run(c.recording, run, true, 1, 1, "", plan.start(), [&](results::RunWriter& writer) {
-    return train::train_run(run, c.registry, c.recording.console, writer, {}, checkpoints);
-  });
+  if (ranks::local_world_size(run, ranks::ranks_of(run)) > 1)
+    return ranks::launch_local_run(c.launch_context(), run, index, plan.start());
+  return record::record_run(
+      c.recording, run, true, 1, 1, "", plan.start(), [&](results::RunWriter& writer) {
+        return train::train_run(run, c.registry, c.recording.console, writer, {}, checkpoints);
+      });
 }
 
 void print_comparison(const std::string& path, const std::set<std::string>& groups,
@@ -232,7 +240,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   std::vector<results::RunRecord> earlier_runs;
   if (writes) {
     results::ResultsFile::open(c.recording.results_path);  // a bad file fails before any run starts
-    record::write_tensorboard_experiment(experiment);      // and so does a folder that cannot be written
+    record::write_tensorboard_experiment(
+        experiment);  // and so does a folder that cannot be written
     earlier_runs = results::read_runs(c.recording.results_path);
     for (const auto& record : earlier_runs) groups_before.insert(record.group);
   }
@@ -246,8 +255,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    const ResumePlan plan =
-        resume_plan(c, run, train::checkpoint_settings(run, c.recording.results_path), earlier_runs);
+    const ResumePlan plan = resume_plan(
+        c, run, train::checkpoint_settings(run, c.recording.results_path), earlier_runs);
     groups_now.insert(plan.group);
     if (plan.action == ResumePlan::Action::keep) {
       console.line("  completed earlier: kept");

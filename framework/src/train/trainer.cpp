@@ -128,8 +128,8 @@ results::Summary summarize(Session& s, const EarlierEpochs& epochs, double total
   for (const auto& rank : s.estimate.plan.ranks)
     summary.estimated_memory_per_rank_bytes.push_back(rank.total());
   summary.parameters = s.parameters;
-  summary.flops_per_sample =
-      measure::training_flops_per_sample(s.forward_flops_per_sample, s.techniques.checkpoint_layers);
+  summary.flops_per_sample = measure::training_flops_per_sample(s.forward_flops_per_sample,
+                                                                s.techniques.checkpoint_layers);
   summary.tflops = summary.flops_per_sample * static_cast<double>(s.train_samples) /
                    std::max(1e-9, s.train_compute_s) / 1e12;
   const double peak = measure::peak_tflops(s.run.train.get_double("peak_tflops"),
@@ -142,7 +142,8 @@ results::Summary summarize(Session& s, const EarlierEpochs& epochs, double total
 }  // namespace
 
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
-                           record::Console& console, results::RunWriter& writer, const RankContext& ranks,
+                           record::Console& console, results::RunWriter& writer,
+                           const RankContext& ranks,
                            const CheckpointSettings& checkpoint_settings) {
   Session s{run, console, writer, ranks};
   build_session(s, registry);

@@ -39,7 +39,8 @@ ModelEstimate measured_gpt2(const plugin_host::Registry& registry, const config:
   auto dataset = registry.make_dataset(run.dataset, DatasetContext{0});
   plugin_host::RegistryOpLibrary ops(registry, run.ops);
   auto model = registry.make_model(run.model, ModelContext{dataset->info(), &ops, precision});
-  return measure::measure_model(*model, dataset->get_batch(Split::train, torch::arange(2)), precision);
+  return measure::measure_model(*model, dataset->get_batch(Split::train, torch::arange(2)),
+                                precision);
 }
 
 void expect_estimate_near_measure(const std::string& text, Precision precision) {
@@ -84,7 +85,8 @@ std::pair<double, double> planned_and_measured(int64_t micro, const std::string&
   auto registry = fixture_registry();
   const std::string keys = "batch_size = " + std::to_string(2 * micro) +
                            "\nmicro_batches = 2\nmax_steps_per_epoch = 3\n" + techniques;
-  auto experiment = config::parse_experiment(gpt2(kSmallShape, 64, keys), "plan.toml", {}, registry);
+  auto experiment =
+      config::parse_experiment(gpt2(kSmallShape, 64, keys), "plan.toml", {}, registry);
   std::ostringstream out;
   record::Console console(out, true, false);
   MemoryWriter writer;
