@@ -5,10 +5,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/dry_run.hpp"
 #include "cli/registry_loader.hpp"
 #include "plugin_host/host_owned_errors.hpp"
-#include "ranks/run_ranks.hpp"
+#include "ranks/rank_plan.hpp"
+#include "sweep/dry_run.hpp"
 #include "sweep/experiment_runner.hpp"
 
 namespace runner::cli {
@@ -22,10 +22,10 @@ std::vector<std::string> nproc_overrides(const RunOptions& options,
   if (options.nproc == 0) return overrides;
   const auto plain = config::load_experiment(options.experiment_file, overrides, registry);
   size_t single = 0, distributed = 0;
-  for (const auto& run : plain.runs) {
-    if (ranks::ranks_of(run).distributed) ++distributed;
+  for (const auto& plan : ranks::plan_runs(plain, {}))
+    if (plan.distributed) ++distributed;
+  for (const auto& run : plain.runs)
     if (run.strategy.name == "single") ++single;
-  }
   if (single == plain.runs.size()) overrides.push_back("strategy.name=ddp");
   else if (distributed != plain.runs.size())
     throw ConfigError(fmt::format("--nproc {}: some runs of {} use a strategy that runs on one "
@@ -51,7 +51,7 @@ int run_with_plugins(const RunOptions& options, const plugin_host::Registry& reg
                      const sweep::SweepLaunch& launch) {
   config::Experiment experiment = config::load_experiment(
       options.experiment_file, nproc_overrides(options, registry), registry);
-  if (options.dry_run) return dry_run(experiment, registry);
+  if (options.dry_run) return sweep::dry_run(experiment, registry);
   const bool other_rank = launch.environment.rank != 0;
   record::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
   return sweep::run_experiment(experiment, registry, console, std::cerr, launch);

@@ -33,16 +33,15 @@ int requested_port() {
   return *port;
 }
 
-LaunchSpec spec_of(const LaunchContext& c, const RunRanks& ranks, int world_size,
-                           size_t index, const std::string& group, int port,
-                           const std::string& resume_from) {
+LaunchSpec spec_of(const LaunchContext& c, const RankPlan& plan, size_t index,
+                   const std::string& group, int port, const std::string& resume_from) {
   LaunchSpec spec;
   spec.argv = c.rank_argv;
-  spec.world_size = world_size;
+  spec.world_size = plan.world_size;
   spec.env = {{"MASTER_ADDR", kLoopback},
               {"MASTER_PORT", std::to_string(port)},
-              {"WORLD_SIZE", std::to_string(world_size)},
-              {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+              {"WORLD_SIZE", std::to_string(plan.world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(plan.local_world_size)},
               {"RUNNER_RUN_INDEX", std::to_string(index)},
               {"RUNNER_RESULTS_GROUP", group},
               {"RUNNER_RESUME_FROM", resume_from}};
@@ -51,18 +50,18 @@ LaunchSpec spec_of(const LaunchContext& c, const RunRanks& ranks, int world_size
                                               {"LOCAL_RANK", std::to_string(rank)}};
   };
   // A surviving rank notices a dead one at its next collective, at most a timeout later.
-  spec.grace = ranks.timeout + std::chrono::seconds(10);
+  spec.grace = plan.timeout + std::chrono::seconds(10);
   return spec;
 }
 
 // Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
-std::optional<std::string> cannot_run_here(const config::RunConfig& run, const RunRanks& ranks,
-                                           int world_size) {
-  if (auto why = distributed::backend_unavailable(ranks.backend, world_size)) return why;
+std::optional<std::string> cannot_run_here(const config::RunConfig& run, const RankPlan& plan) {
+  if (auto why = distributed::backend_unavailable(plan.backend, plan.world_size)) return why;
   const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
   const int gpus = gpu ? static_cast<int>(torch::cuda::device_count()) : 0;
-  if (!gpu || world_size <= gpus) return std::nullopt;
-  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", world_size, gpus);
+  if (!gpu || plan.world_size <= gpus) return std::nullopt;
+  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", plan.world_size,
+                     gpus);
 }
 
 struct Failure {
@@ -117,17 +116,15 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
 }
 
 // Serves the run's store, starts its ranks and waits for them.
-record::RunOutcome launch_and_wait(const LaunchContext& c, const RunRanks& ranks, int world_size,
-                           size_t index, const std::string& group,
-                           const std::string& resume_from) {
+record::RunOutcome launch_and_wait(const LaunchContext& c, const RankPlan& plan, size_t index,
+                                   const std::string& group, const std::string& resume_from) {
   int port = 0;
-  auto store = distributed::serve_store({kLoopback, requested_port()}, ranks.timeout, port,
+  auto store = distributed::serve_store({kLoopback, requested_port()}, plan.timeout, port,
                                         true);
-  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", world_size,
-                             ranks.backend, kLoopback, port));
-  const LaunchResult result =
-      launch_ranks(spec_of(c, ranks, world_size, index, group, port, resume_from),
-                   [] { return train::interrupt_signal() != 0; });
+  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
+                                       plan.world_size, plan.backend, kLoopback, port));
+  const LaunchResult result = launch_ranks(spec_of(c, plan, index, group, port, resume_from),
+                                           [] { return train::interrupt_signal() != 0; });
   if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
   const config::RunConfig& run = c.recording.experiment.runs[index];
   if (train::interrupt_signal())
@@ -135,19 +132,19 @@ record::RunOutcome launch_and_wait(const LaunchContext& c, const RunRanks& ranks
                           {"interrupted by signal " + std::to_string(train::interrupt_signal()),
                            128 + train::interrupt_signal()});
   return record_failure(c, run, group,
-                        failure_of(result, *distributed::run_scope(store, "run"), ranks.timeout));
+                        failure_of(result, *distributed::run_scope(store, "run"), plan.timeout));
 }
 
 }  // namespace
 
 record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunConfig& run,
-                                    size_t index, const record::RunStart& start) {
-  const RunRanks ranks = ranks_of(run);
-  const int world_size = local_world_size(run, ranks);
+                                    const RankPlan& plan, size_t index,
+                                    const record::RunStart& start) {
   std::string group;
   {
-    auto writer = record::open_run(c.recording, run, world_size, world_size, start).writer;
-    if (auto why = cannot_run_here(run, ranks, world_size)) {
+    auto writer =
+        record::open_run(c.recording, run, plan.world_size, plan.local_world_size, start).writer;
+    if (auto why = cannot_run_here(run, plan)) {
       writer->set_status(results::Status::skipped, *why);
       c.recording.console.line("  skipped: " + *why);
       return {record::RunOutcome::Kind::skipped, 0};
@@ -157,7 +154,7 @@ record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunCon
   // The run is recorded as running from here: a launch that fails (a bad MASTER_PORT, a port
   // in use, no process to fork) records it as failed with the reason.
   try {
-    return launch_and_wait(c, ranks, world_size, index, group, start.checkpoint);
+    return launch_and_wait(c, plan, index, group, start.checkpoint);
   } catch (const Error& e) {
     return record_failure(c, run, group, {e.what(), e.exit_code()}, e.hint());
   } catch (const std::exception& e) {
@@ -172,9 +169,8 @@ int run_launched_rank(const LaunchContext& c) {
     throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)",
                                env.run_index, experiment.file, experiment.runs.size()));
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
-  const RunRanks ranks = ranks_of(run);
-  RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
-                  {env.master_addr, env.master_port}, true, "run"};
+  const RankPlan plan = plan_ranks(run, env);
+  const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port}, true, "run"};
   train::install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
   if (env.rank == 0)
@@ -184,7 +180,7 @@ int run_launched_rank(const LaunchContext& c) {
   const auto store = [&] {
     const train::InterruptibleWait connecting(
         prefix, [&](const std::string& e) { record::record_failed(*writer, e); });
-    return distributed::connect_store(place.store, ranks.timeout);
+    return distributed::connect_store(self.store, plan.timeout);
   }();
   std::unique_ptr<results::RunWriter> events;
   try {
@@ -195,7 +191,8 @@ int run_launched_rank(const LaunchContext& c) {
     checkpoints.resume_from = env.resume_from;
     checkpoints.resume_verified = true;  // by the launcher's plan
     results::Summary summary =
-        train_as_rank(run, c.registry, c.recording.console, *writer, place, store, checkpoints);
+        train_as_rank(run, c.registry, c.recording.console, *writer, plan, self, store,
+                      checkpoints);
     c.recording.console.run_finished(summary);
     writer->set_status(results::Status::completed);
     return 0;

@@ -8,6 +8,7 @@
 
 #include "plugin_host/registry.hpp"
 #include "ranks/rank_environment.hpp"
+#include "ranks/rank_plan.hpp"
 #include "record/record_run.hpp"
 
 namespace runner::ranks {
@@ -24,7 +25,8 @@ struct LaunchContext {
 // `start`: the run's group and checkpoint under --resume; the ranks load the checkpoint
 // (RUNNER_RESUME_FROM).
 record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunConfig& run,
-                                    size_t index, const record::RunStart& start);
+                                    const RankPlan& plan, size_t index,
+                                    const record::RunStart& start);
 
 // The process side: a rank of a local launch trains the run its launcher named
 // (RUNNER_RUN_INDEX); rank 0 writes it into the group the launcher began. Returns the exit code.

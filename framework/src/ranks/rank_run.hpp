@@ -5,14 +5,15 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "distributed/store.hpp"
-#include "ranks/run_ranks.hpp"
+#include "ranks/rank_plan.hpp"
 #include "record/console.hpp"
 #include "train/trainer.hpp"
 
 namespace runner::ranks {
 
-struct RankPlace {
-  int rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
+// This process among the plan's ranks, and where the ranks meet.
+struct ThisRank {
+  int rank = 0, local_rank = 0;
   distributed::StoreAddress store;  // for a second connection and for messages
   bool loopback = false;            // every rank on this machine
   std::string run_key;              // the run's keys in the store
@@ -20,7 +21,7 @@ struct RankPlace {
 
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
                                record::Console& console, results::RunWriter& writer,
-                               const RankPlace& place,
+                               const RankPlan& plan, const ThisRank& self,
                                const c10::intrusive_ptr<c10d::Store>& store,
                                const train::CheckpointSettings& checkpoints);
 

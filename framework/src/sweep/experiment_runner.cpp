@@ -8,10 +8,9 @@
 #include <sstream>
 #include <thread>
 
-#include "distributed/connect.hpp"
 #include "measure/estimate.hpp"
 #include "ranks/local_launch.hpp"
-#include "ranks/rank_run.hpp"
+#include "ranks/outside_launch.hpp"
 #include "record/record_run.hpp"
 #include "record/tensorboard_events.hpp"
 #include "report/report.hpp"
@@ -40,28 +39,16 @@ bool outside_launcher(const SweepContext& c) {
 
 // Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
 // with too few GPUs skips the run, as it skips NCCL without GPUs.)
-void check_local_world(const config::RunConfig& run, int world_size) {
+void check_local_world(const config::RunConfig& run, const ranks::RankPlan& plan) {
+  if (plan.start != ranks::RankStart::local) return;
   const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (gpu || world_size <= cores) return;
+  if (gpu || plan.world_size <= cores) return;
   throw ConfigError(
       fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
                   "and this machine has {}",
-                  world_size, cores),
+                  plan.world_size, cores),
       "start the ranks across machines with torchrun or srun (see the README)");
-}
-
-void check_outside_world(const config::RunConfig& run, const ranks::RunRanks& ranks,
-                         const ranks::RankEnvironment& env) {
-  const std::string launcher = ranks::launcher_name(env.launcher);
-  if (!ranks.distributed && env.world_size > 1)
-    throw ConfigError(fmt::format("{} started {} ranks, but strategy '{}' runs on one", launcher,
-                                  env.world_size, run.strategy.name),
-                      "use a multi-rank strategy (strategy.name = \"ddp\") or start one rank");
-  if (ranks.world_size != 0 && ranks.world_size != env.world_size)
-    throw ConfigError(fmt::format("strategy.world_size = {} but {} started {} ranks",
-                                  ranks.world_size, launcher, env.world_size),
-                      "leave strategy.world_size at 0 to take the launcher's");
 }
 
 void check_batch_divides(const config::RunConfig& run, int world_size) {
@@ -94,81 +81,20 @@ void check_plan(const SweepContext& c, const config::RunConfig& run, int world_s
   measure::check_plan_fits(run, *estimate, local_ranks);
 }
 
-// Every run's ranks are checked before the first one starts.
-void check_worlds(const SweepContext& c) {
+// Every run's ranks are planned and checked before the first one starts.
+std::vector<ranks::RankPlan> plan_and_check_runs(const SweepContext& c) {
   DatasetCache datasets(c.registry);
+  std::vector<ranks::RankPlan> plans;
   for (const auto& run : c.recording.experiment.runs) {
-    const ranks::RunRanks ranks = ranks::ranks_of(run);
-    if (outside_launcher(c)) {
-      check_outside_world(run, ranks, c.launch.environment);
-      check_batch_divides(run, c.launch.environment.world_size);
-      train::check_techniques(run, c.launch.environment.world_size);
-      check_plan(c, run, c.launch.environment.world_size, c.launch.environment.local_world_size,
-                 datasets);
-    } else {
-      const int world_size = ranks::local_world_size(run, ranks);
-      check_local_world(run, world_size);
-      check_batch_divides(run, world_size);
-      train::check_techniques(run, world_size);
-      check_plan(c, run, world_size, world_size, datasets);
-    }
+    const ranks::RankPlan plan = ranks::plan_ranks(run, c.launch.environment);
+    check_local_world(run, plan);
+    check_batch_divides(run, plan.world_size);
+    train::check_techniques(run, plan.world_size);
+    check_plan(c, run, plan.world_size, plan.local_world_size, datasets);
+    plans.push_back(plan);
   }
+  return plans;
 }
-
-// Under torchrun or srun: rank 0 serves the store at MASTER_ADDR:MASTER_PORT for the whole
-// sweep (or torchrun's agent does, and every rank joins it), and each run keeps to its own keys.
-class OutsideRanks {
- public:
-  explicit OutsideRanks(const SweepContext& c) : c_(c) {}
-
-  record::RunOutcome run(const config::RunConfig& config, size_t index, const ResumePlan& plan,
-                 const train::CheckpointSettings& checkpoints) {
-    const auto& env = c_.launch.environment;
-    const ranks::RunRanks ranks = ranks::ranks_of(config);
-    const std::string prefix = fmt::format("rank {}: ", env.rank);
-    ranks::RankPlace place{env.rank,        env.world_size, env.local_rank, env.local_world_size,
-                    {env.master_addr, env.master_port}, is_loopback(env.master_addr),
-                    "run" + std::to_string(index)};
-    return record::record_run(c_.recording, config, env.rank == 0, env.world_size,
-                              env.local_world_size, prefix, plan.start(),
-                      [&](results::RunWriter& writer) {
-                        if (auto why = distributed::backend_unavailable(ranks.backend,
-                                                                        env.local_world_size))
-                          throw RunSkipped(*why);
-                        return ranks::train_as_rank(config, c_.registry, c_.recording.console,
-                                                    writer, place, store(place, ranks, writer),
-                                                    checkpoints);
-                      });
-  }
-
- private:
-  static bool is_loopback(const std::string& host) {
-    return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-  }
-
-  const c10::intrusive_ptr<c10d::Store>& store(const ranks::RankPlace& place,
-                                               const ranks::RunRanks& ranks,
-                                               results::RunWriter& writer) {
-    if (store_) return store_;
-    const train::InterruptibleWait connecting(
-        fmt::format("rank {}: ", place.rank),
-        [&](const std::string& e) { record::record_failed(writer, e); });
-    const std::string& agent_prefix = c_.launch.environment.agent_store_prefix;
-    if (!agent_prefix.empty()) {
-      store_ = distributed::join_launcher_store(place.store, agent_prefix, ranks.timeout);
-    } else if (place.rank == 0) {
-      int bound = 0;
-      store_ = distributed::serve_store(place.store, ranks.timeout, bound,
-                                        place.local_world_size == place.world_size);
-    } else {
-      store_ = distributed::connect_store(place.store, ranks.timeout);
-    }
-    return store_;
-  }
-
-  const SweepContext& c_;
-  c10::intrusive_ptr<c10d::Store> store_;
-};
 
 // The plan of --resume for this process: rank 0 (or the only writer) plans from the results
 // file; the other ranks of an outside launch need only the checkpoint.
@@ -186,16 +112,22 @@ ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
   return plan;
 }
 
-record::RunOutcome run_one(const SweepContext& c, OutsideRanks& outside,
-                           const config::RunConfig& run, size_t index, const ResumePlan& plan) {
+record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
+                           const config::RunConfig& run, const ranks::RankPlan& rank_plan,
+                           size_t index, const ResumePlan& resume) {
   train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
-  checkpoints.resume_from = plan.checkpoint;
-  checkpoints.resume_verified = true;  // by the plan
-  if (outside_launcher(c)) return outside.run(run, index, plan, checkpoints);
-  if (ranks::local_world_size(run, ranks::ranks_of(run)) > 1)
-    return ranks::launch_local_run(c.launch_context(), run, index, plan.start());
+  checkpoints.resume_from = resume.checkpoint;
+  checkpoints.resume_verified = true;  // by the resume plan
+  switch (rank_plan.start) {
+    case ranks::RankStart::outside:
+      return outside.run(run, rank_plan, index, resume.start(), checkpoints);
+    case ranks::RankStart::local:
+      return ranks::launch_local_run(c.launch_context(), run, rank_plan, index, resume.start());
+    case ranks::RankStart::in_process:
+      break;
+  }
   return record::record_run(
-      c.recording, run, true, 1, 1, "", plan.start(), [&](results::RunWriter& writer) {
+      c.recording, run, true, 1, 1, "", resume.start(), [&](results::RunWriter& writer) {
         return train::train_run(run, c.registry, c.recording.console, writer, {}, checkpoints);
       });
 }
@@ -233,7 +165,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   SweepContext c{{experiment, console, errors, results_path(experiment)}, registry, launch};
   if (launch.environment.launcher == ranks::Launcher::runner)
     return ranks::run_launched_rank(c.launch_context());
-  check_worlds(c);
+  const std::vector<ranks::RankPlan> plans = plan_and_check_runs(c);
   check_resume_request(launch.resume, experiment);
   const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
   std::set<std::string> groups_before;
@@ -245,7 +177,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     earlier_runs = results::read_runs(c.recording.results_path);
     for (const auto& record : earlier_runs) groups_before.insert(record.group);
   }
-  OutsideRanks outside(c);
+  const ranks::LaunchContext launch_context = c.launch_context();
+  ranks::OutsideLaunch outside(launch_context);
   std::vector<int> failed;
   std::set<std::string> groups_now;  // the groups this sweep went on with or kept
   const size_t total = experiment.runs.size();
@@ -263,7 +196,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
       continue;
     }
     if (!plan.checkpoint.empty()) console.line("  resuming from " + plan.checkpoint);
-    record::RunOutcome outcome = run_one(c, outside, run, i, plan);
+    record::RunOutcome outcome = run_one(c, outside, run, plans[i], i, plan);
     if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
   }
   if (writes) {

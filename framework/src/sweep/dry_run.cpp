@@ -1,15 +1,16 @@
-#include "cli/dry_run.hpp"
+// `runner --dry-run`: each run's resolved TOML and plan, with nothing trained.
+#include "sweep/dry_run.hpp"
 
 #include <iostream>
 
 #include "common/one_line.hpp"
 #include "measure/estimate.hpp"
-#include "ranks/run_ranks.hpp"
+#include "ranks/rank_plan.hpp"
 #include "sweep/dataset_cache.hpp"
 #include "sweep/experiment_exit.hpp"
 #include "sweep/experiment_runner.hpp"
 
-namespace runner::cli {
+namespace runner::sweep {
 namespace {
 
 struct Plan {
@@ -17,12 +18,12 @@ struct Plan {
   int failed_exit_code = 0;  // 0: planned
 };
 
-Plan plan_of(const config::RunConfig& run, const plugin_host::Registry& registry,
-             sweep::DatasetCache& datasets, const std::string& name) {
+Plan plan_of(const config::RunConfig& run, const ranks::RankPlan& ranks,
+             const plugin_host::Registry& registry, DatasetCache& datasets,
+             const std::string& name) {
   try {
-    const int world_size = ranks::local_world_size(run, ranks::ranks_of(run));
     const measure::RunEstimate estimate =
-        measure::estimate_run(run, registry, world_size, datasets.get(run));
+        measure::estimate_run(run, registry, ranks.world_size, datasets.get(run));
     return {"# estimate: " + measure::estimate_text(estimate) + "\n# plan per rank:\n" +
                 measure::plan_table(estimate),
             0};
@@ -42,20 +43,22 @@ Plan plan_of(const config::RunConfig& run, const plugin_host::Registry& registry
 int dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry) {
   std::cout << "experiment " << experiment.name << " (" << experiment.file << "): "
             << experiment.runs.size() << " run(s), results in "
-            << sweep::results_path(experiment) << "\n";
-  sweep::DatasetCache datasets(registry);
+            << results_path(experiment) << "\n";
+  // Planned as if started by hand: a dry run starts no ranks.
+  const std::vector<ranks::RankPlan> plans = ranks::plan_runs(experiment, {});
+  DatasetCache datasets(registry);
   std::vector<int> failed;
   for (size_t i = 0; i < experiment.runs.size(); ++i) {
     const auto& run = experiment.runs[i];
     const std::string name =
         "run " + std::to_string(i + 1) + "/" + std::to_string(experiment.runs.size()) + " id " +
         run.id;
-    const Plan plan = plan_of(run, registry, datasets, name);
+    const Plan plan = plan_of(run, plans[i], registry, datasets, name);
     std::cout << "\n# " << name << (run.label.empty() ? "" : "  " + run.label) << "\n"
               << run.resolved_toml << plan.text;
     if (plan.failed_exit_code != 0) failed.push_back(plan.failed_exit_code);
   }
-  return sweep::experiment_exit_code(failed, experiment.runs.size());
+  return experiment_exit_code(failed, experiment.runs.size());
 }
 
-}  // namespace runner::cli
+}  // namespace runner::sweep

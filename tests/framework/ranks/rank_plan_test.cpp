@@ -1,0 +1,102 @@
+// A run's plan of ranks: started by hand, as a rank of a local launch, and under torchrun.
+#include "ranks/rank_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <runner_testing/error_message.hpp>
+#include <runner_testing/run_fixtures.hpp>
+
+namespace runner::ranks {
+namespace {
+
+using runner::testing::blobs_experiment;
+using runner::testing::fixture_registry;
+using runner::testing::message_of;
+
+config::Experiment experiment_of(const std::string& extra) {
+  static const plugin_host::Registry registry = fixture_registry();
+  return config::parse_experiment(blobs_experiment(extra), "ranks.toml", {}, registry);
+}
+
+config::RunConfig run_of(const std::string& extra) { return experiment_of(extra).runs.at(0); }
+
+RankEnvironment launched_by(Launcher launcher, int world_size, int local_world_size) {
+  RankEnvironment env;
+  env.launcher = launcher;
+  env.world_size = world_size;
+  env.local_world_size = local_world_size;
+  return env;
+}
+
+TEST(RankPlan, AOneRankStrategyTrainsInThisProcess) {
+  const RankPlan plan = plan_ranks(run_of(""), {});
+  EXPECT_EQ(plan.start, RankStart::in_process);
+  EXPECT_FALSE(plan.distributed);
+  EXPECT_EQ(plan.world_size, 1);
+  EXPECT_EQ(plan.local_world_size, 1);
+}
+
+TEST(RankPlan, StrategyKeysByHandStartThatManyRanksHere) {
+  const RankPlan plan = plan_ranks(
+      run_of("[strategy]\nname = \"ddp\"\nworld_size = 3\nbackend = \"gloo\"\ntimeout_s = 7\n"),
+      {});
+  EXPECT_EQ(plan.start, RankStart::local);
+  EXPECT_TRUE(plan.distributed);
+  EXPECT_EQ(plan.world_size, 3);
+  EXPECT_EQ(plan.local_world_size, 3);
+  EXPECT_EQ(plan.backend, "gloo");
+  EXPECT_EQ(plan.timeout, std::chrono::milliseconds(7000));
+}
+
+TEST(RankPlan, WorldSizeZeroByHandOnTheCpuIsOneRank) {
+  const RankPlan plan = plan_ranks(run_of("[strategy]\nname = \"ddp\"\n"), {});
+  EXPECT_EQ(plan.start, RankStart::in_process);
+  EXPECT_TRUE(plan.distributed);
+  EXPECT_EQ(plan.world_size, 1);
+  EXPECT_EQ(plan.timeout, std::chrono::milliseconds(300000)) << "the schema's default";
+}
+
+TEST(RankPlan, UnderTorchrunTheLaunchersWorldIsTaken) {
+  const RankPlan plan =
+      plan_ranks(run_of("[strategy]\nname = \"ddp\"\n"), launched_by(Launcher::torchrun, 4, 2));
+  EXPECT_EQ(plan.start, RankStart::outside);
+  EXPECT_EQ(plan.world_size, 4);
+  EXPECT_EQ(plan.local_world_size, 2);
+}
+
+TEST(RankPlan, ARankOfALocalLaunchTakesItsLaunchersWorld) {
+  const RankPlan plan = plan_ranks(run_of("[strategy]\nname = \"ddp\"\nworld_size = 3\n"),
+                                   launched_by(Launcher::runner, 3, 3));
+  EXPECT_EQ(plan.start, RankStart::local);
+  EXPECT_EQ(plan.world_size, 3);
+}
+
+TEST(RankPlan, AWorldSizeOtherThanTheLaunchersIsRefused) {
+  const std::string message = message_of<ConfigError>([] {
+    plan_ranks(run_of("[strategy]\nname = \"ddp\"\nworld_size = 2\n"),
+               launched_by(Launcher::slurm, 4, 4));
+  });
+  EXPECT_NE(message.find("strategy.world_size = 2 but slurm started 4 ranks"), std::string::npos)
+      << message;
+}
+
+TEST(RankPlan, AOneRankStrategyOnSeveralLaunchedRanksIsRefused) {
+  const std::string message = message_of<ConfigError>(
+      [] { plan_ranks(run_of(""), launched_by(Launcher::torchrun, 2, 2)); });
+  EXPECT_NE(message.find("torchrun started 2 ranks, but strategy 'single' runs on one"),
+            std::string::npos)
+      << message;
+}
+
+TEST(RankPlan, EveryRunOfASweepIsPlannedInOrder) {
+  const auto plans = plan_runs(
+      experiment_of("[strategy]\nname = \"ddp\"\n[sweep]\n\"strategy.world_size\" = [1, 2]\n"),
+      {});
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].start, RankStart::in_process);
+  EXPECT_EQ(plans[1].start, RankStart::local);
+  EXPECT_EQ(plans[1].world_size, 2);
+}
+
+}  // namespace
+}  // namespace runner::ranks
