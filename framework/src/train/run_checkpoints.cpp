@@ -35,7 +35,7 @@ void set_rng_state(torch::Device device, const torch::Tensor& state) {
 // The run plan's peak of each rank: what the layout that wrote the checkpoint expected.
 std::vector<double> planned_bytes(const Session& s) {
   std::vector<double> bytes;
-  for (const auto& rank : s.estimate.plan.ranks) bytes.push_back(rank.total());
+  for (const auto& rank : s.measures.estimate.plan.ranks) bytes.push_back(rank.total());
   return bytes;
 }
 
@@ -136,13 +136,13 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
   m.engine = {{"epochs_recorded", earlier.completed},
               {"steps_recorded", s_.global_step - steps_in_pass},
               {"elapsed_s", earlier.elapsed_s},
-              {"train_compute_s", s_.train_compute_s},
-              {"train_samples", s_.train_samples},
+              {"train_compute_s", s_.measures.so_far.train_compute_s},
+              {"train_samples", s_.measures.so_far.train_samples},
               {"last_epoch", last_epoch_json(earlier.last)},
               {"per_class", s_.last_per_class},
-              {"peak_memory_per_rank", s_.peak_memory_per_rank},
-              {"tensor_peak_per_rank", s_.tensor_peak_per_rank},
-              {"state_memory_per_rank", s_.state_memory_per_rank},
+              {"peak_memory_per_rank", s_.measures.so_far.peak_memory_per_rank},
+              {"tensor_peak_per_rank", s_.measures.so_far.tensor_peak_per_rank},
+              {"state_memory_per_rank", s_.measures.so_far.state_memory_per_rank},
               {"pass", pass ? pass_json(*pass) : json(nullptr)},
               {"config", s_.run.resolved_toml},
               {"planned_bytes_per_rank", planned_bytes(s_)}};
@@ -196,12 +196,12 @@ ResumePoint RunCheckpoints::load_checkpoint() {
 
   const json& engine = m.engine;
   s_.global_step = m.progress.global_step;
-  s_.train_compute_s = engine.at("train_compute_s").get<double>();
-  s_.train_samples = engine.at("train_samples").get<int64_t>();
+  s_.measures.so_far.train_compute_s = engine.at("train_compute_s").get<double>();
+  s_.measures.so_far.train_samples = engine.at("train_samples").get<int64_t>();
   s_.last_per_class = engine.at("per_class").get<std::vector<double>>();
-  s_.peak_memory_per_rank = engine.at("peak_memory_per_rank").get<std::vector<double>>();
-  s_.tensor_peak_per_rank = engine.at("tensor_peak_per_rank").get<std::vector<double>>();
-  s_.state_memory_per_rank = engine.at("state_memory_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.peak_memory_per_rank = engine.at("peak_memory_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.tensor_peak_per_rank = engine.at("tensor_peak_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.state_memory_per_rank = engine.at("state_memory_per_rank").get<std::vector<double>>();
   ResumePoint point;
   point.epoch = m.progress.epoch;
   point.step_in_epoch = m.progress.step_in_epoch;

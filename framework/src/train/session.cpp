@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "config/techniques.hpp"
 #include "measure/system.hpp"
@@ -56,6 +57,27 @@ measure::RunEstimate plan_or_none(const Session& s, const plugin_host::Registry&
   }
 }
 
+// On a GPU without NVML the run goes on, saying once why its table has no GPU readings.
+void start_monitoring_the_gpu(Session& s) {
+  std::string reason;
+  s.measures.gpu =
+      measure::start_gpu_monitor(s.device.is_cuda(), measure::pci_bus_id(s.device), reason);
+  if (!s.measures.gpu && s.device.is_cuda() && s.ranks.rank() == 0)
+    s.console.line("GPU utilisation is not recorded: " + reason);
+}
+
+// Measures gathered over the ranks; the time waited in collectives where the ranks time it.
+void start_measuring(Session& s) {
+  s.measures.device = s.device;
+  s.measures.world_size = s.ranks.world_size();
+  s.measures.per_rank = [&s](double value) { return per_rank(s, value); };
+  s.measures.waited = [&ranks = s.ranks] {
+    if (ranks.world_size() == 1) return 0.0;
+    return ranks.waits ? ranks.waits->seconds() : std::numeric_limits<double>::quiet_NaN();
+  };
+  s.measures.memory = std::make_unique<measure::RankMemory>(s.device);
+}
+
 }  // namespace
 
 torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t) {
@@ -68,12 +90,11 @@ void sum_over_ranks(const Session& s, PassMetrics& metrics) {
   if (s.ranks.world_size() > 1) metrics.unpack(sum_over_ranks(s, metrics.pack(s.device)));
 }
 
-// On a GPU without NVML the run goes on, saying once why its table has no GPU readings.
-void start_monitoring_the_gpu(Session& s) {
-  std::string reason;
-  s.gpu = measure::start_gpu_monitor(s.device.is_cuda(), measure::pci_bus_id(s.device), reason);
-  if (!s.gpu && s.device.is_cuda() && s.ranks.rank() == 0)
-    s.console.line("GPU utilisation is not recorded: " + reason);
+std::vector<double> per_rank(const Session& s, double value) {
+  auto values = torch::zeros({s.ranks.world_size()}, torch::kFloat64);
+  values[s.ranks.rank()] = value;
+  auto all = sum_over_ranks(s, values).to(torch::kCPU).contiguous();
+  return std::vector<double>(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
 }
 
 void build_session(Session& s, const plugin_host::Registry& registry) {
@@ -87,7 +108,7 @@ void build_session(Session& s, const plugin_host::Registry& registry) {
   at::globalContext().setUserEnabledCuDNN(vendor_conv);
   torch::manual_seed(static_cast<uint64_t>(s.seed));
   s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
-  s.memory = std::make_unique<measure::RankMemory>(s.device);
+  start_measuring(s);
   s.info = s.dataset->info();
   set_up_loading(s);
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
@@ -97,16 +118,16 @@ void build_session(Session& s, const plugin_host::Registry& registry) {
                                ModelContext{s.info, s.ops.get(), s.techniques.precision});
   };
   s.model = make_model();  // on the CPU: the strategy places it
-  s.parameters = s.model->parameter_count();
-  s.forward_flops_per_sample = s.model->forward_flops_per_sample();
-  s.estimate = plan_or_none(s, registry);
+  s.measures.parameters = s.model->parameter_count();
+  s.measures.forward_flops_per_sample = s.model->forward_flops_per_sample();
+  s.measures.estimate = plan_or_none(s, registry);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
-  s.meter = std::make_shared<measure::HostStepMeter>(s.device);
+  s.measures.meter = std::make_shared<measure::HostStepMeter>(s.device);
   s.strategy->setup(StrategyContext{s.model, s.device, s.techniques,
-                                    optimizer_factory(s.run.optimizer), s.seed, s.meter,
+                                    optimizer_factory(s.run.optimizer), s.seed, s.measures.meter,
                                     s.ranks.communicator, make_model});
   s.epochs = train.get_int("epochs");
   s.batch_size = local_batch_size(train.get_int("batch_size"),

@@ -10,10 +10,7 @@
 
 #include "config/experiment.hpp"
 #include "data/augment.hpp"
-#include "measure/estimate.hpp"
-#include "measure/gpu_monitor.hpp"
-#include "measure/rank_memory.hpp"
-#include "measure/step_meter.hpp"
+#include "measure/run_measures.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "plugin_host/op_library.hpp"
 #include "plugin_host/registry.hpp"
@@ -46,28 +43,17 @@ struct Session {
   bool pin_memory = false;
   std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
   std::shared_ptr<Model> model;
-  // The model's, counted before the strategy may shard its parameters away.
-  int64_t parameters = 0;
-  double forward_flops_per_sample = 0;
   std::shared_ptr<Strategy> strategy;
-  std::shared_ptr<measure::HostStepMeter> meter;
   Techniques techniques;
-  std::unique_ptr<measure::RankMemory> memory;
-  std::unique_ptr<measure::GpuMonitor> gpu;  // nullptr when not measured
-  measure::RunEstimate estimate;
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
   int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
   bool reports = true;     // this rank's steps give the loss and predictions
   int reporting_ranks = 1;
   std::unique_ptr<LearningRateSchedule> schedule;
   int64_t global_step = 0;
-  double train_compute_s = 0;
-  int64_t train_samples = 0;
   std::vector<double> last_per_class;  // of the latest test pass
-  std::vector<double> peak_memory_per_rank;  // the largest of each rank over the epochs
-  std::vector<double> tensor_peak_per_rank;  // the same, of the tensors
-  std::vector<double> state_memory_per_rank;  // tensors held after the latest training pass
   std::string step_components;         // the plugins a step runs, for error messages
+  measure::RunMeasures measures;
 };
 
 // Runs plugin code of a step: a LibTorch or other exception becomes one line naming the
@@ -90,5 +76,7 @@ void build_session(Session& s, const plugin_host::Registry& registry);
 torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t);
 // A pass's sums over the ranks.
 void sum_over_ranks(const Session& s, PassMetrics& metrics);
+// (world_size) each rank's `value`, on every rank.
+std::vector<double> per_rank(const Session& s, double value);
 
 }  // namespace runner::train
