@@ -56,16 +56,57 @@ void require_runner_format(hid_t file, Versions versions, const char* access) {
                     "use the runner version that wrote it, or write to a new results file");
 }
 
-// HDF5 locks a file while it is open; the lock failing is the common case worth a hint.
+// Without HDF5's lock: a writer holds it for as long as its run lasts, and runner's own lock
+// (writer_lock.hpp) keeps writers apart whatever HDF5's locking is. The environment variable
+// HDF5_USE_FILE_LOCKING still overrides this setting. "Disabled locks" are not ignored, as
+// in a writer's open: HDF5 refuses a second open of a file whose flags differ from the first
+// (open_read_only). H5Pset_file_locking came with HDF5 1.10.7 and 1.12.1.
+Handle access_without_locking(const std::string& path) {
+  const std::string what = path + ": cannot open the file";
+  Handle properties = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, what);
+  check(H5Pset_file_locking(properties.get(), false, false), what);
+  return properties;
+}
+
+// An open's result: the file, or HDF5's reason it failed.
+struct Opened {
+  hid_t id;
+  std::string reason;
+};
+
+Opened try_open(const std::string& path, unsigned access, hid_t properties) {
+  const hid_t id = H5Fopen(path.c_str(), access, properties);
+  return {id, id < 0 ? hdf5_error_reason() : ""};
+}
+
+// HDF5 opens a file once per process and refuses a second open of it with other locking: a
+// process that writes the file reads it through its writer's open, with the same settings.
+Opened open_read_only(const std::string& path) {
+  const Handle without_locking = access_without_locking(path);
+  const Opened opened = try_open(path, H5F_ACC_RDONLY, without_locking.get());
+  // "file locking flag values don't match", or its "'ignore disabled locks' flag" sibling.
+  const bool open_here_otherwise =
+      opened.reason.find("flag values don't match") != std::string::npos;
+  return open_here_otherwise ? try_open(path, H5F_ACC_RDONLY, H5P_DEFAULT) : opened;
+}
+
+// Writers still take HDF5's lock, which keeps out other programs that lock the file (h5py,
+// h5dump); readers take it only where HDF5_USE_FILE_LOCKING asks for it.
+std::string locked_hint(unsigned access) {
+  if (access == H5F_ACC_RDWR)
+    return "another program has it open through HDF5 (a notebook, h5dump?); close it there, or "
+           "open it there without locking (h5py: locking=False)";
+  return "a process is writing it, and HDF5_USE_FILE_LOCKING in the environment makes HDF5 lock "
+         "the file to read it: unset the variable to read it meanwhile";
+}
+
 Handle open_hdf5(const std::string& path, unsigned access) {
-  const hid_t id = H5Fopen(path.c_str(), access, H5P_DEFAULT);
-  if (id >= 0) return Handle(id, H5Fclose);
-  const std::string reason = hdf5_error_reason();
-  const bool locked = reason.find("unable to lock file") != std::string::npos;
-  throw DataError(path + ": cannot open the file: " + reason,
-                  locked ? "another process has it open for writing (a running experiment?); "
-                           "wait for it, or read anyway with HDF5_USE_FILE_LOCKING=FALSE"
-                         : "");
+  const Opened opened =
+      access == H5F_ACC_RDONLY ? open_read_only(path) : try_open(path, access, H5P_DEFAULT);
+  if (opened.id >= 0) return Handle(opened.id, H5Fclose);
+  const bool locked = opened.reason.find("unable to lock file") != std::string::npos;
+  throw DataError(path + ": cannot open the file: " + opened.reason,
+                  locked ? locked_hint(access) : "");
 }
 
 Handle open_checked(const std::string& path, unsigned access) {
@@ -99,7 +140,6 @@ void create_parent_folder(const std::string& path) {
 // newer superblocks mark the file as open for writing, and a killed writer would then leave
 // a file that readers refuse.
 Handle create_file(const std::string& path) {
-  create_parent_folder(path);
   const std::string what = path + ": cannot create the file";
   Handle properties = own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, what);
   check(H5Pset_link_creation_order(properties.get(),
@@ -127,9 +167,12 @@ Handle create_file(const std::string& path) {
 
 }  // namespace
 
-Handle open_for_append(const std::string& path) {
+WritableFile open_for_append(const std::string& path) {
   silence_hdf5_error_printing();
-  return file_exists(path) ? open_existing(path, H5F_ACC_RDWR) : create_file(path);
+  create_parent_folder(path);  // the lock file goes beside the results file
+  std::shared_ptr<const WriterLock> lock = lock_for_writing(path);
+  Handle file = file_exists(path) ? open_existing(path, H5F_ACC_RDWR) : create_file(path);
+  return {std::move(lock), std::move(file)};
 }
 
 Handle open_for_reading(const std::string& path) {

@@ -35,33 +35,36 @@ std::string unused_group_name(hid_t file, const std::string& run_id) {
 
 class Hdf5ResultsFile final : public ResultsFile {
  public:
-  Hdf5ResultsFile(std::string path, Handle file) : path_(std::move(path)), file_(std::move(file)) {}
+  Hdf5ResultsFile(std::string path, detail::WritableFile file)
+      : path_(std::move(path)), file_(std::move(file)) {}
 
   std::unique_ptr<RunWriter> begin_run(const RunHeader& header) override {
     detail::silence_hdf5_error_printing();
     detail::reserve_disk_space(path_, detail::bytes_for_records(0));
     return detail::with_context(path_, [&] {
-      std::string name = unused_group_name(file_.get(), header.run_id);
-      Handle group = detail::create_group(file_.get(), name);
+      std::string name = unused_group_name(file_.file.get(), header.run_id);
+      Handle group = detail::create_group(file_.file.get(), name);
       detail::write_new_run(group.get(), header);
-      detail::flush_file(file_.get());
-      return std::make_unique<detail::Hdf5RunWriter>(path_, std::move(name), std::move(group));
+      detail::flush_file(file_.file.get());
+      return std::make_unique<detail::Hdf5RunWriter>(path_, std::move(name), file_.lock,
+                                                     std::move(group));
     });
   }
 
   std::unique_ptr<RunWriter> resume_run(const std::string& group_name) override {
     detail::silence_hdf5_error_printing();
     return detail::with_context(path_, [&] {
-      Handle group = detail::open_group(file_.get(), group_name);
+      Handle group = detail::open_group(file_.file.get(), group_name);
       if (!detail::is_run_group(group.get()))
         throw DataError("group '" + group_name + "' is not a run");
-      return std::make_unique<detail::Hdf5RunWriter>(path_, group_name, std::move(group));
+      return std::make_unique<detail::Hdf5RunWriter>(path_, group_name, file_.lock,
+                                                     std::move(group));
     });
   }
 
  private:
   std::string path_;
-  Handle file_;
+  detail::WritableFile file_;
 };
 
 }  // namespace

@@ -28,9 +28,11 @@ std::string utc_now_iso8601() {
 
 }  // namespace
 
-Hdf5RunWriter::Hdf5RunWriter(std::string file_path, std::string group_name, Handle run_group)
+Hdf5RunWriter::Hdf5RunWriter(std::string file_path, std::string group_name,
+                             std::shared_ptr<const WriterLock> lock, Handle run_group)
     : file_path_(std::move(file_path)),
       group_name_(std::move(group_name)),
+      lock_(std::move(lock)),
       run_group_(std::move(run_group)) {}
 
 template <typename Write>

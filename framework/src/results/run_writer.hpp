@@ -7,13 +7,16 @@
 
 #include "results/hdf5_handle.hpp"
 #include "results/results.hpp"
+#include "results/writer_lock.hpp"
 
 namespace runner::results::detail {
 
 class Hdf5RunWriter final : public RunWriter {
  public:
-  // `run_group` already holds what write_new_run writes.
-  Hdf5RunWriter(std::string file_path, std::string group_name, Handle run_group);
+  // `run_group` already holds what write_new_run writes. The group keeps the file open after
+  // its ResultsFile is gone, so the writer holds the file's `lock` too.
+  Hdf5RunWriter(std::string file_path, std::string group_name,
+                std::shared_ptr<const WriterLock> lock, Handle run_group);
 
   const std::string& group_name() const override { return group_name_; }
   void append_epoch(const EpochRecord& epoch) override;
@@ -33,6 +36,7 @@ class Hdf5RunWriter final : public RunWriter {
 
   std::string file_path_;
   std::string group_name_;
+  std::shared_ptr<const WriterLock> lock_;  // declared first: released after the group closes
   Handle run_group_;
   std::exception_ptr first_failure_;
 };
