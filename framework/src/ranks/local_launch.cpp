@@ -55,13 +55,11 @@ LaunchSpec spec_of(const LaunchContext& c, const RankPlan& plan, size_t index,
 }
 
 // Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
-std::optional<std::string> cannot_run_here(const config::RunConfig& run, const RankPlan& plan) {
+std::optional<std::string> cannot_run_here(const RankPlan& plan) {
   if (auto why = distributed::backend_unavailable(plan.backend, plan.world_size)) return why;
-  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
-  const int gpus = gpu ? static_cast<int>(torch::cuda::device_count()) : 0;
-  if (!gpu || plan.world_size <= gpus) return std::nullopt;
+  if (!plan.cuda || plan.world_size <= plan.gpus) return std::nullopt;
   return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", plan.world_size,
-                     gpus);
+                     plan.gpus);
 }
 
 struct Failure {
@@ -144,7 +142,7 @@ record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunCon
   {
     auto writer =
         record::open_run(c.recording, run, plan.world_size, plan.local_world_size, start).writer;
-    if (auto why = cannot_run_here(run, plan)) {
+    if (auto why = cannot_run_here(plan)) {
       writer->set_status(results::Status::skipped, *why);
       c.recording.console.line("  skipped: " + *why);
       return {record::RunOutcome::Kind::skipped, 0};

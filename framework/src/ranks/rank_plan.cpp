@@ -7,10 +7,17 @@
 namespace runner::ranks {
 namespace {
 
+// Whether the run trains on this machine's GPUs, and how many there are.
+void find_gpus(const config::RunConfig& run, RankPlan& plan) {
+  plan.cuda = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  plan.gpus = plan.cuda ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
 // What the [strategy] keys ask for; world_size 0: the launcher's, or one per GPU.
 RankPlan strategy_keys(const config::RunConfig& run) {
   const Options& strategy = run.strategy.options;
   RankPlan plan;
+  find_gpus(run, plan);
   plan.distributed = strategy.has("world_size");
   if (!plan.distributed) return plan;
   plan.world_size = static_cast<int>(strategy.get_int("world_size"));
@@ -22,10 +29,9 @@ RankPlan strategy_keys(const config::RunConfig& run) {
 
 // A run started by hand takes world_size ranks, or for 0 one per GPU when it trains on CUDA,
 // else 1.
-int ranks_started_by_hand(const config::RunConfig& run, int asked) {
-  if (asked > 0) return asked;
-  const bool cuda = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
-  return cuda ? static_cast<int>(torch::cuda::device_count()) : 1;
+int ranks_started_by_hand(const RankPlan& asked) {
+  if (asked.world_size > 0) return asked.world_size;
+  return asked.cuda ? asked.gpus : 1;
 }
 
 void check_outside_world(const config::RunConfig& run, const RankPlan& asked,
@@ -61,7 +67,7 @@ RankPlan plan_ranks(const config::RunConfig& run, const RankEnvironment& environ
     case Launcher::none:
       break;
   }
-  plan.world_size = ranks_started_by_hand(run, plan.world_size);
+  plan.world_size = ranks_started_by_hand(plan);
   plan.local_world_size = plan.world_size;
   plan.start = plan.world_size > 1 ? RankStart::local : RankStart::in_process;
   return plan;

@@ -24,6 +24,8 @@ struct RankPlan {
   int local_world_size = 1;  // of them, on this machine
   std::string backend = "gloo";
   std::chrono::milliseconds timeout{300000};
+  bool cuda = false;  // the run asks for CUDA and this machine has a GPU
+  int gpus = 0;       // of this machine, when cuda
 };
 
 // The strategy's strategy.world_size is 0 (the launcher's, or one rank per GPU of this

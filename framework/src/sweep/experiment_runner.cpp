@@ -39,11 +39,10 @@ bool outside_launcher(const SweepContext& c) {
 
 // Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
 // with too few GPUs skips the run, as it skips NCCL without GPUs.)
-void check_local_world(const config::RunConfig& run, const ranks::RankPlan& plan) {
+void check_local_world(const ranks::RankPlan& plan) {
   if (plan.start != ranks::RankStart::local) return;
-  const bool gpu = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (gpu || plan.world_size <= cores) return;
+  if (plan.cuda || plan.world_size <= cores) return;
   throw ConfigError(
       fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
                   "and this machine has {}",
@@ -87,7 +86,7 @@ std::vector<ranks::RankPlan> plan_and_check_runs(const SweepContext& c) {
   std::vector<ranks::RankPlan> plans;
   for (const auto& run : c.recording.experiment.runs) {
     const ranks::RankPlan plan = ranks::plan_ranks(run, c.launch.environment);
-    check_local_world(run, plan);
+    check_local_world(plan);
     check_batch_divides(run, plan.world_size);
     train::check_techniques(run, plan.world_size);
     check_plan(c, run, plan.world_size, plan.local_world_size, datasets);
@@ -112,12 +111,18 @@ ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
   return plan;
 }
 
-record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
-                           const config::RunConfig& run, const ranks::RankPlan& rank_plan,
-                           size_t index, const ResumePlan& resume) {
-  train::CheckpointSettings checkpoints = train::checkpoint_settings(run, c.recording.results_path);
+// The run's [checkpoint] settings, starting from the checkpoint the resume plan chose.
+train::CheckpointSettings resumed_from(train::CheckpointSettings checkpoints,
+                                       const ResumePlan& resume) {
   checkpoints.resume_from = resume.checkpoint;
   checkpoints.resume_verified = true;  // by the resume plan
+  return checkpoints;
+}
+
+record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
+                           const config::RunConfig& run, const ranks::RankPlan& rank_plan,
+                           size_t index, const ResumePlan& resume,
+                           const train::CheckpointSettings& checkpoints) {
   switch (rank_plan.start) {
     case ranks::RankStart::outside:
       return outside.run(run, rank_plan, index, resume.start(), checkpoints);
@@ -188,15 +193,17 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    const ResumePlan plan = resume_plan(
-        c, run, train::checkpoint_settings(run, c.recording.results_path), earlier_runs);
+    const train::CheckpointSettings checkpoints =
+        train::checkpoint_settings(run, c.recording.results_path);
+    const ResumePlan plan = resume_plan(c, run, checkpoints, earlier_runs);
     groups_now.insert(plan.group);
     if (plan.action == ResumePlan::Action::keep) {
       console.line("  completed earlier: kept");
       continue;
     }
     if (!plan.checkpoint.empty()) console.line("  resuming from " + plan.checkpoint);
-    record::RunOutcome outcome = run_one(c, outside, run, plans[i], i, plan);
+    record::RunOutcome outcome =
+        run_one(c, outside, run, plans[i], i, plan, resumed_from(checkpoints, plan));
     if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
   }
   if (writes) {

@@ -16,15 +16,15 @@ namespace {
 Batch make_batch(const Session& s, Split split, const torch::Tensor& indices, int64_t epoch,
                  int64_t index) {
   Batch batch = in_plugin_code(s, std::string("reading a ") + split_name(split) + " batch",
-                               [&] { return s.dataset->get_batch(split, indices); });
-  if (s.pin_memory) {
+                               [&] { return s.loading.dataset->get_batch(split, indices); });
+  if (s.loading.pin_memory) {
     batch.inputs = batch.inputs.pin_memory();
     batch.targets = batch.targets.pin_memory();
   }
   batch.inputs = batch.inputs.to(s.device, /*non_blocking=*/true);
   batch.targets = batch.targets.to(s.device, /*non_blocking=*/true);
-  if (!s.augmentation.empty())
-    batch.inputs = s.augmentation.apply(batch.inputs, split, s.seed, epoch, index);
+  if (!s.loading.augmentation.empty())
+    batch.inputs = s.loading.augmentation.apply(batch.inputs, split, s.seed, epoch, index);
   return batch;
 }
 
@@ -36,15 +36,16 @@ BatchLoader loader_of(const Session& s, Split split, const std::vector<torch::Te
       [&s, split, &batches, epoch, first](int64_t i) {
         return make_batch(s, split, batches[static_cast<size_t>(first + i)], epoch, first + i);
       },
-      s.num_workers, s.prefetch);
+      s.loading.num_workers, s.loading.prefetch);
 }
 
 }  // namespace
 
 void check_finite(double loss, const Session& s, int64_t epoch) {
   if (std::isfinite(loss)) return;
-  throw RunError(fmt::format("loss became {} at step {} (epoch {})", loss, s.global_step, epoch),
-                 "lower optimizer.lr, or check the data and the model");
+  throw RunError(
+      fmt::format("loss became {} at step {} (epoch {})", loss, s.progress.global_step, epoch),
+      "lower optimizer.lr, or check the data and the model");
 }
 
 // The losses of the steps since the last log point, averaged over the reporting ranks there:
@@ -56,8 +57,8 @@ class LossLog {
 
   // A non-reporting rank's step adds 0 to the sum.
   void add(const torch::Tensor& loss) {
-    pending_.push_back(s_.reports ? loss.detach().to(torch::kFloat64).reshape({})
-                                  : torch::zeros({}, torch::kFloat64).to(s_.device));
+    pending_.push_back(s_.loop.reports ? loss.detach().to(torch::kFloat64).reshape({})
+                                       : torch::zeros({}, torch::kFloat64).to(s_.device));
   }
 
   // The pending steps' mean losses over the reporting ranks, in order.
@@ -65,7 +66,7 @@ class LossLog {
     if (pending_.empty()) return {};
     torch::Tensor sums = sum_over_ranks(s_, torch::stack(pending_));
     pending_.clear();
-    auto means = (sums / static_cast<double>(s_.reporting_ranks)).to(torch::kCPU).contiguous();
+    auto means = (sums / static_cast<double>(s_.loop.reporting_ranks)).to(torch::kCPU).contiguous();
     return std::vector<double>(means.data_ptr<double>(), means.data_ptr<double>() + means.numel());
   }
 
@@ -75,15 +76,15 @@ class LossLog {
 };
 
 TrainPass empty_pass(const Session& s) {
-  return TrainPass{PassMetrics(s.info.num_classes, s.info.task), {}, 0, 0, 0, 0};
+  return TrainPass{PassMetrics(s.loading.info.num_classes, s.loading.info.task), {}, 0, 0, 0, 0};
 }
 
 TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_step,
                       const PassCheckpoints& checkpoints) {
   auto order = s.strategy->shard_samples(
-      epoch_permutation(s.dataset->size(Split::train), s.seed, epoch), Split::train);
-  auto batches = batches_of(order, s.batch_size);
-  batches.resize(static_cast<size_t>(s.steps_per_epoch));
+      epoch_permutation(s.loading.dataset->size(Split::train), s.seed, epoch), Split::train);
+  auto batches = batches_of(order, s.loop.batch_size);
+  batches.resize(static_cast<size_t>(s.loop.steps_per_epoch));
   LossLog losses(s);
   BatchLoader loader = loader_of(s, Split::train, batches, epoch, first_step);
   const auto start = Clock::now();
@@ -92,28 +93,29 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     const auto step_start = Clock::now();
     Batch batch = loader.next();
     const auto loaded = Clock::now();
-    const double lr = s.schedule->at(s.global_step);
+    const double lr = s.loop.schedule->at(s.progress.global_step);
     s.strategy->set_learning_rate(lr);
-    StepResult result = in_plugin_code(s, "training step " + std::to_string(s.global_step + 1),
-                                       [&] { return s.strategy->train_step(batch); });
-    if (s.reports) pass.metrics.add(result.loss, result.predictions, batch.targets, false);
+    StepResult result =
+        in_plugin_code(s, "training step " + std::to_string(s.progress.global_step + 1),
+                       [&] { return s.strategy->train_step(batch); });
+    if (s.loop.reports) pass.metrics.add(result.loss, result.predictions, batch.targets, false);
     losses.add(result.loss);
     pass.skipped_steps += result.skipped ? 1 : 0;
     pass.loss_scale = result.loss_scale;
-    ++s.global_step;
+    ++s.progress.global_step;
     // On the CPU reading a loss costs nothing: each step is checked where it happens.
-    if (s.device.is_cpu() && s.reports) check_finite(result.loss.item<double>(), s, epoch);
-    pass.steps.push_back({s.global_step, NAN, lr, seconds_since(step_start)});
+    if (s.device.is_cpu() && s.loop.reports) check_finite(result.loss.item<double>(), s, epoch);
+    pass.steps.push_back({s.progress.global_step, NAN, lr, seconds_since(step_start)});
     pass.data_wait_s += std::chrono::duration<double>(loaded - step_start).count();
     pass.compute_s += std::chrono::duration<double>(Clock::now() - loaded).count();
     // One due at an epoch's last step is saved after its test pass, as the epoch's.
     const bool save = i + 1 != batches.size() && checkpoints.due && checkpoints.due();
-    if ((i + 1) % s.log_every != 0 && i + 1 != batches.size() && !save) continue;
+    if ((i + 1) % s.loop.log_every != 0 && i + 1 != batches.size() && !save) continue;
     const std::vector<double> means = losses.reduce();
     const size_t first = pass.steps.size() - means.size();
     for (size_t k = 0; k < means.size(); ++k) pass.steps[first + k].loss = means[k];
     check_finite(means.back(), s, epoch);
-    s.console.progress(epoch, s.epochs, static_cast<int64_t>(i + 1), s.steps_per_epoch,
+    s.console.progress(epoch, s.loop.epochs, static_cast<int64_t>(i + 1), s.loop.steps_per_epoch,
                        means.back(), seconds_since(start));
     if (save) checkpoints.save(pass, static_cast<int64_t>(i + 1));
   }
@@ -121,8 +123,8 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
 }
 
 PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
-  PassMetrics metrics(s.info.num_classes, s.info.task);
-  const int64_t n = s.dataset->size(Split::test);
+  PassMetrics metrics(s.loading.info.num_classes, s.loading.info.task);
+  const int64_t n = s.loading.dataset->size(Split::test);
   const int64_t batch = s.run.train.get_int("test_batch_size");
   const auto batches =
       batches_of(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test), batch);
@@ -133,7 +135,7 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
     Batch b = loader.next();
     data_wait_s += seconds_since(start);
     StepResult result = in_plugin_code(s, "test step", [&] { return s.strategy->eval_step(b); });
-    if (s.reports) metrics.add(result.loss, result.predictions, b.targets, true);
+    if (s.loop.reports) metrics.add(result.loss, result.predictions, b.targets, true);
   }
   return metrics;
 }

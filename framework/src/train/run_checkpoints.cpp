@@ -99,12 +99,13 @@ RunCheckpoints::RunCheckpoints(Session& s, CheckpointSettings settings)
 }
 
 bool RunCheckpoints::due_after_step() const {
-  return writer_ && settings_.every_steps > 0 && s_.global_step % settings_.every_steps == 0;
+  return writer_ && settings_.every_steps > 0 &&
+         s_.progress.global_step % settings_.every_steps == 0;
 }
 
 bool RunCheckpoints::due_after_epoch(int64_t epoch) const {
   if (!writer_) return false;
-  const bool last = epoch == s_.epochs;  // the trained model is always kept
+  const bool last = epoch == s_.loop.epochs;  // the trained model is always kept
   return last || (settings_.every_epochs > 0 && epoch % settings_.every_epochs == 0) ||
          due_after_step();
 }
@@ -131,15 +132,15 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
   m.model = s_.run.model.name;
   m.strategy = s_.run.strategy.name;
   m.world_size = s_.ranks.world_size();
-  m.progress = {s_.global_step, epoch, step_in_epoch};
+  m.progress = {s_.progress.global_step, epoch, step_in_epoch};
   const int64_t steps_in_pass = pass ? static_cast<int64_t>(pass->steps.size()) : 0;
   m.engine = {{"epochs_recorded", earlier.completed},
-              {"steps_recorded", s_.global_step - steps_in_pass},
+              {"steps_recorded", s_.progress.global_step - steps_in_pass},
               {"elapsed_s", earlier.elapsed_s},
               {"train_compute_s", s_.measures.so_far.train_compute_s},
               {"train_samples", s_.measures.so_far.train_samples},
               {"last_epoch", last_epoch_json(earlier.last)},
-              {"per_class", s_.last_per_class},
+              {"per_class", s_.progress.last_per_class},
               {"peak_memory_per_rank", s_.measures.so_far.peak_memory_per_rank},
               {"tensor_peak_per_rank", s_.measures.so_far.tensor_peak_per_rank},
               {"state_memory_per_rank", s_.measures.so_far.state_memory_per_rank},
@@ -152,10 +153,11 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
   double bytes = 0;
   for (const auto& piece : pieces)
     if (piece.saved) bytes += static_cast<double>(piece.values.nbytes());
-  s_.console.line(fmt::format("  checkpoint at step {}: training waited {:.3f} s ({:.3f} s for the "
-                              "previous save, {:.3f} s to copy {:.1f} MiB to host memory)",
-                              s_.global_step, seconds_since(start), previous_s,
-                              seconds_since(copy_start), bytes / (1 << 20)));
+  s_.console.line(
+      fmt::format("  checkpoint at step {}: training waited {:.3f} s ({:.3f} s for the "
+                  "previous save, {:.3f} s to copy {:.1f} MiB to host memory)",
+                  s_.progress.global_step, seconds_since(start), previous_s,
+                  seconds_since(copy_start), bytes / (1 << 20)));
 }
 
 void RunCheckpoints::finish() {
@@ -164,7 +166,8 @@ void RunCheckpoints::finish() {
 
 ResumePoint RunCheckpoints::load() {
   ResumePoint point = load_checkpoint();
-  if (writer_ && s_.ranks.rank() == 0) checkpoint::remove_after(settings_.run_folder, s_.global_step);
+  if (writer_ && s_.ranks.rank() == 0)
+    checkpoint::remove_after(settings_.run_folder, s_.progress.global_step);
   return point;
 }
 
@@ -195,10 +198,10 @@ ResumePoint RunCheckpoints::load_checkpoint() {
     set_rng_state(s_.device, reader.whole(rank_prefix(rank) + "rng_cuda"));
 
   const json& engine = m.engine;
-  s_.global_step = m.progress.global_step;
+  s_.progress.global_step = m.progress.global_step;
   s_.measures.so_far.train_compute_s = engine.at("train_compute_s").get<double>();
   s_.measures.so_far.train_samples = engine.at("train_samples").get<int64_t>();
-  s_.last_per_class = engine.at("per_class").get<std::vector<double>>();
+  s_.progress.last_per_class = engine.at("per_class").get<std::vector<double>>();
   s_.measures.so_far.peak_memory_per_rank = engine.at("peak_memory_per_rank").get<std::vector<double>>();
   s_.measures.so_far.tensor_peak_per_rank = engine.at("tensor_peak_per_rank").get<std::vector<double>>();
   s_.measures.so_far.state_memory_per_rank = engine.at("state_memory_per_rank").get<std::vector<double>>();
@@ -208,10 +211,11 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   point.earlier = {engine.at("epochs_recorded").get<int64_t>(),
                    read_last_epoch(engine.at("last_epoch")), engine.at("elapsed_s").get<double>()};
   if (engine.at("pass").is_null()) return point;
-  TrainPass pass{PassMetrics(s_.info.num_classes, s_.info.task), {}, 0, 0, 0, 0};
+  TrainPass pass{PassMetrics(s_.loading.info.num_classes, s_.loading.info.task), {}, 0, 0, 0, 0};
   read_pass(engine.at("pass"), pass);
   // This rank counts the samples of the writer's ranks it stands for: a sum is a sum.
-  torch::Tensor sums = PassMetrics(s_.info.num_classes, s_.info.task).pack(torch::kCPU);
+  torch::Tensor sums =
+      PassMetrics(s_.loading.info.num_classes, s_.loading.info.task).pack(torch::kCPU);
   for (int old = rank; old < m.world_size; old += world)
     sums += reader.whole(rank_prefix(old) + "pass_metrics");
   pass.metrics.unpack(sums);

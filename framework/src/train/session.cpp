@@ -33,25 +33,26 @@ int64_t local_batch_size(int64_t batch_size, int data_parallel_degree) {
 // Augmentation may not change the sample shape: test batches keep the dataset's.
 void set_up_loading(Session& s) {
   const Options& train = s.run.train;
-  s.augmentation = data::Augmentation(s.run.augment);
-  if (!s.augmentation.empty()) {
-    const auto shape = s.augmentation.output_shape(s.info.sample_shape);
-    if (shape != s.info.sample_shape)
-      throw ConfigError(fmt::format("[[dataset.augment]] turns samples of shape [{}] into [{}]; "
-                                    "test samples are not augmented and keep the first shape",
-                                    fmt::join(s.info.sample_shape, ", "), fmt::join(shape, ", ")),
-                        "give random_crop a size equal to the image size, with padding");
+  s.loading.augmentation = data::Augmentation(s.run.augment);
+  if (!s.loading.augmentation.empty()) {
+    const auto shape = s.loading.augmentation.output_shape(s.loading.info.sample_shape);
+    if (shape != s.loading.info.sample_shape)
+      throw ConfigError(
+          fmt::format("[[dataset.augment]] turns samples of shape [{}] into [{}]; "
+                      "test samples are not augmented and keep the first shape",
+                      fmt::join(s.loading.info.sample_shape, ", "), fmt::join(shape, ", ")),
+          "give random_crop a size equal to the image size, with padding");
   }
-  s.num_workers = train.get_int("num_workers");
-  s.prefetch = train.get_int("prefetch");
-  s.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
+  s.loading.num_workers = train.get_int("num_workers");
+  s.loading.prefetch = train.get_int("prefetch");
+  s.loading.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
 }
 
 // The run's plan, recorded beside the measured peak. A model whose measuring forward fails
 // gets none: its first step reports the error where the run would meet it anyway.
 measure::RunEstimate plan_or_none(const Session& s, const plugin_host::Registry& registry) {
   try {
-    return measure::estimate_run(s.run, registry, s.ranks.world_size(), *s.dataset);
+    return measure::estimate_run(s.run, registry, s.ranks.world_size(), *s.loading.dataset);
   } catch (const std::exception&) {
     return {};
   }
@@ -78,6 +79,64 @@ void start_measuring(Session& s) {
   s.measures.memory = std::make_unique<measure::RankMemory>(s.device);
 }
 
+// The process's side of a run: seed, threads, device and the kernels' choices.
+void set_up_device(Session& s) {
+  const Options& train = s.run.train;
+  s.seed = s.run.experiment.get_int("seed");
+  s.threads = measure::configure_threads(train.get_int("threads"), s.ranks.local_world_size);
+  s.device = measure::resolve_device(train.get_string("device"), s.ranks.local_rank);
+  if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
+  const bool vendor_conv = train.get_string("backend_conv") == "vendor";
+  at::globalContext().setUserEnabledMkldnn(vendor_conv);
+  at::globalContext().setUserEnabledCuDNN(vendor_conv);
+  torch::manual_seed(static_cast<uint64_t>(s.seed));
+}
+
+// The model built on the CPU, measured and planned, then placed by the strategy.
+void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry) {
+  s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
+  s.techniques = config::techniques_of(s.run.train);
+  auto make_model = [&s, &registry] {
+    return registry.make_model(s.run.model,
+                               ModelContext{s.loading.info, s.ops.get(), s.techniques.precision});
+  };
+  s.model = make_model();  // on the CPU: the strategy places it
+  s.measures.parameters = s.model->parameter_count();
+  s.measures.forward_flops_per_sample = s.model->forward_flops_per_sample();
+  s.measures.estimate = plan_or_none(s, registry);
+  s.strategy = registry.make_strategy(s.run.strategy);
+  s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
+                      component_text(registry, Kind::model, s.run.model.name) + ", " +
+                      component_text(registry, Kind::strategy, s.run.strategy.name);
+  s.measures.meter = std::make_shared<measure::HostStepMeter>(s.device);
+  s.strategy->setup(StrategyContext{s.model, s.device, s.techniques,
+                                    optimizer_factory(s.run.optimizer), s.seed, s.measures.meter,
+                                    s.ranks.communicator, make_model});
+}
+
+// The epochs' shape, once the strategy says how the batch and the samples divide.
+void set_up_loop(Session& s) {
+  const Options& train = s.run.train;
+  Loop& loop = s.loop;
+  loop.epochs = train.get_int("epochs");
+  loop.batch_size = local_batch_size(train.get_int("batch_size"),
+                                     s.strategy->data_parallel_degree(s.ranks.world_size()));
+  loop.reports = s.strategy->reports_metrics();
+  const auto reporting = torch::tensor(loop.reports ? 1.0 : 0.0, torch::kFloat64);
+  loop.reporting_ranks = static_cast<int>(sum_over_ranks(s, reporting).item<double>());
+  if (loop.reporting_ranks < 1)
+    throw PluginError("no rank of strategy '" + s.run.strategy.name + "' reports metrics",
+                      s.step_components);
+  loop.log_every = train.get_int("log_every");
+  const auto samples = torch::arange(s.loading.dataset->size(Split::train));
+  const int64_t shard_size = s.strategy->shard_samples(samples, Split::train).size(0);
+  loop.steps_per_epoch = (shard_size + loop.batch_size - 1) / loop.batch_size;
+  if (train.get_int("max_steps_per_epoch") > 0)
+    loop.steps_per_epoch = std::min(loop.steps_per_epoch, train.get_int("max_steps_per_epoch"));
+  loop.schedule = std::make_unique<LearningRateSchedule>(
+      s.run.schedule, s.run.optimizer.get_double("lr"), loop.steps_per_epoch, loop.epochs);
+}
+
 }  // namespace
 
 torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t) {
@@ -98,55 +157,13 @@ std::vector<double> per_rank(const Session& s, double value) {
 }
 
 void build_session(Session& s, const plugin_host::Registry& registry) {
-  const Options& train = s.run.train;
-  s.seed = s.run.experiment.get_int("seed");
-  s.threads = measure::configure_threads(train.get_int("threads"), s.ranks.local_world_size);
-  s.device = measure::resolve_device(train.get_string("device"), s.ranks.local_rank);
-  if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
-  const bool vendor_conv = train.get_string("backend_conv") == "vendor";
-  at::globalContext().setUserEnabledMkldnn(vendor_conv);
-  at::globalContext().setUserEnabledCuDNN(vendor_conv);
-  torch::manual_seed(static_cast<uint64_t>(s.seed));
-  s.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
+  set_up_device(s);
+  s.loading.dataset = registry.make_dataset(s.run.dataset, DatasetContext{s.seed});
   start_measuring(s);
-  s.info = s.dataset->info();
+  s.loading.info = s.loading.dataset->info();
   set_up_loading(s);
-  s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
-  s.techniques = config::techniques_of(train);
-  auto make_model = [&s, &registry] {
-    return registry.make_model(s.run.model,
-                               ModelContext{s.info, s.ops.get(), s.techniques.precision});
-  };
-  s.model = make_model();  // on the CPU: the strategy places it
-  s.measures.parameters = s.model->parameter_count();
-  s.measures.forward_flops_per_sample = s.model->forward_flops_per_sample();
-  s.measures.estimate = plan_or_none(s, registry);
-  s.strategy = registry.make_strategy(s.run.strategy);
-  s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
-                      component_text(registry, Kind::model, s.run.model.name) + ", " +
-                      component_text(registry, Kind::strategy, s.run.strategy.name);
-  s.measures.meter = std::make_shared<measure::HostStepMeter>(s.device);
-  s.strategy->setup(StrategyContext{s.model, s.device, s.techniques,
-                                    optimizer_factory(s.run.optimizer), s.seed, s.measures.meter,
-                                    s.ranks.communicator, make_model});
-  s.epochs = train.get_int("epochs");
-  s.batch_size = local_batch_size(train.get_int("batch_size"),
-                                  s.strategy->data_parallel_degree(s.ranks.world_size()));
-  s.reports = s.strategy->reports_metrics();
-  s.reporting_ranks = static_cast<int>(
-      sum_over_ranks(s, torch::tensor(s.reports ? 1.0 : 0.0, torch::kFloat64)).item<double>());
-  if (s.reporting_ranks < 1)
-    throw PluginError("no rank of strategy '" + s.run.strategy.name + "' reports metrics",
-                      s.step_components);
-  s.log_every = train.get_int("log_every");
-  const int64_t shard_size =
-      s.strategy->shard_samples(torch::arange(s.dataset->size(Split::train)), Split::train)
-          .size(0);
-  s.steps_per_epoch = (shard_size + s.batch_size - 1) / s.batch_size;
-  if (train.get_int("max_steps_per_epoch") > 0)
-    s.steps_per_epoch = std::min(s.steps_per_epoch, train.get_int("max_steps_per_epoch"));
-  s.schedule = std::make_unique<LearningRateSchedule>(
-      s.run.schedule, s.run.optimizer.get_double("lr"), s.steps_per_epoch, s.epochs);
+  set_up_model_and_strategy(s, registry);
+  set_up_loop(s);
   start_monitoring_the_gpu(s);
 }
 

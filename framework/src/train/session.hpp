@@ -28,6 +28,30 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The data side of a run: the dataset, its augmentation and the loader threads.
+struct Loading {
+  std::shared_ptr<Dataset> dataset;
+  DatasetInfo info;
+  data::Augmentation augmentation;
+  int64_t num_workers = 0, prefetch = 1;
+  bool pin_memory = false;
+};
+
+// The shape of a run's epochs: how many, how long, what each rank reports, the LR schedule.
+struct Loop {
+  int64_t epochs = 1, steps_per_epoch = 0, log_every = 1;
+  int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
+  bool reports = true;     // this rank's steps give the loss and predictions
+  int reporting_ranks = 1;
+  std::unique_ptr<LearningRateSchedule> schedule;
+};
+
+// How far a run has come: what a checkpoint keeps besides the model and the measures.
+struct Progress {
+  int64_t global_step = 0;
+  std::vector<double> last_per_class;  // of the latest test pass
+};
+
 // Everything one run holds while it trains.
 struct Session {
   const config::RunConfig& run;
@@ -36,23 +60,15 @@ struct Session {
   const RankContext& ranks;
   torch::Device device = torch::kCPU;
   int threads = 1;
-  std::shared_ptr<Dataset> dataset;
-  DatasetInfo info;
-  data::Augmentation augmentation;
-  int64_t num_workers = 0, prefetch = 1;
-  bool pin_memory = false;
+  int64_t seed = 0;
   std::unique_ptr<plugin_host::RegistryOpLibrary> ops;
   std::shared_ptr<Model> model;
   std::shared_ptr<Strategy> strategy;
   Techniques techniques;
-  int64_t epochs = 1, steps_per_epoch = 0, log_every = 1, seed = 0;
-  int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
-  bool reports = true;     // this rank's steps give the loss and predictions
-  int reporting_ranks = 1;
-  std::unique_ptr<LearningRateSchedule> schedule;
-  int64_t global_step = 0;
-  std::vector<double> last_per_class;  // of the latest test pass
-  std::string step_components;         // the plugins a step runs, for error messages
+  std::string step_components;  // the plugins a step runs, for error messages
+  Loading loading;
+  Loop loop;
+  Progress progress;
   measure::RunMeasures measures;
 };
 

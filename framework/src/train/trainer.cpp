@@ -25,7 +25,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   double test_wait_s = 0;
   PassMetrics test = test_epoch(s, epoch, test_wait_s);
   sum_over_ranks(s, test);
-  s.last_per_class = test.per_class_accuracy();
+  s.progress.last_per_class = test.per_class_accuracy();
   results::EpochRecord record;
   record.epoch = epoch;
   record.train_loss = train.metrics.mean_loss();
@@ -38,7 +38,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   record.samples_per_s = static_cast<double>(train.metrics.samples()) / train_s;
   record.skipped_steps = static_cast<double>(train.skipped_steps);
   record.loss_scale = train.loss_scale;
-  record.learning_rate = s.schedule->at(std::max<int64_t>(0, s.global_step - 1));
+  record.learning_rate = s.loop.schedule->at(std::max<int64_t>(0, s.progress.global_step - 1));
   s.measures.epoch_ended(record, train_s, train.metrics.samples());
   s.writer.append_epoch(record);
   s.writer.append_steps(train.steps);
@@ -50,13 +50,13 @@ results::Summary summarize(const Session& s, const EarlierEpochs& epochs, double
                            std::vector<double> per_class) {
   RUNNER_CHECK(epochs.last.has_value(), "a run summarised after its epochs");
   results::Summary summary;
-  summary.task = task_name(s.info.task);
+  summary.task = task_name(s.loading.info.task);
   summary.total_time_s = total_s;
   summary.epochs_completed = epochs.completed;
   summary.final_train_loss = epochs.last->train_loss;
   summary.final_test_loss = epochs.last->test_loss;
   summary.final_test_accuracy = epochs.last->test_accuracy;
-  summary.class_names = s.info.class_names;
+  summary.class_names = s.loading.info.class_names;
   summary.per_class_accuracy = std::move(per_class);
   s.measures.summarize(summary, s.techniques, s.run.train.get_double("peak_tflops"));
   return summary;
@@ -72,12 +72,13 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
   build_session(s, registry);
   RunCheckpoints checkpoints(s, checkpoint_settings);
   ResumePoint resume = checkpoints.load();
-  console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch",
-                           run.model.name, s.device.str(), s.measures.parameters, s.threads,
-                           s.steps_per_epoch));
+  console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch", run.model.name,
+                           s.device.str(), s.measures.parameters, s.threads,
+                           s.loop.steps_per_epoch));
   if (!checkpoint_settings.resume_from.empty())
     console.line(fmt::format("  resumed from {} (step {}, epoch {})",
-                             checkpoint_settings.resume_from, s.global_step, resume.epoch));
+                             checkpoint_settings.resume_from, s.progress.global_step,
+                             resume.epoch));
   if (checkpoint_settings.saves()) writer.record_checkpoints(checkpoint_settings.run_folder);
   EarlierEpochs done = resume.earlier;
   const double elapsed_before = done.elapsed_s;
@@ -87,7 +88,7 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
     now.elapsed_s = elapsed_before + seconds_since(start);
     return now;
   };
-  for (int64_t epoch = resume.epoch; epoch <= s.epochs; ++epoch) {
+  for (int64_t epoch = resume.epoch; epoch <= s.loop.epochs; ++epoch) {
     const bool mid_epoch = epoch == resume.epoch && resume.pass.has_value();
     const PassCheckpoints in_pass{
         [&] { return checkpoints.due_after_step(); },
@@ -97,12 +98,12 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
     done.last = run_epoch(s, epoch, mid_epoch ? std::move(*resume.pass) : empty_pass(s),
                           mid_epoch ? resume.step_in_epoch : 0, in_pass);
     done.completed = epoch;
-    console.epoch_done(*done.last, s.epochs, s.info.task);
+    console.epoch_done(*done.last, s.loop.epochs, s.loading.info.task);
     if (checkpoints.due_after_epoch(epoch)) checkpoints.save(epoch + 1, 0, nullptr, so_far());
   }
   checkpoints.finish();
   results::Summary summary =
-      summarize(s, done, elapsed_before + seconds_since(start), s.last_per_class);
+      summarize(s, done, elapsed_before + seconds_since(start), s.progress.last_per_class);
   writer.write_summary(summary);
   return summary;
 }
