@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <thread>
 
 namespace runner::distributed {
 namespace {
@@ -61,24 +62,11 @@ RankHealth::RankHealth(c10::intrusive_ptr<c10d::Store> store,
       beat_store_(std::move(beat_store)),
       rank_(rank),
       world_size_(world_size),
-      beater_([this] { beat_until_stopped(); }) {}
+      beater_(kBeat, FirstTick::at_once, [this] { return beat(); }) {}
 
-RankHealth::~RankHealth() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  stop_.notify_all();
-  beater_.join();
-}
-
-void RankHealth::beat_until_stopped() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_) {
-    // A store that went away ends the beats; the diagnosis then finds it gone too.
-    if (!quietly([&] { return beat_store_->add(key("beat", rank_), 1) > 0; }, false)) return;
-    stop_.wait_for(lock, kBeat, [this] { return stopping_; });
-  }
+// A store that went away ends the beats; the diagnosis then finds it gone too.
+bool RankHealth::beat() {
+  return quietly([&] { return beat_store_->add(key("beat", rank_), 1) > 0; }, false);
 }
 
 void RankHealth::mark_joined() { store_->set(key("joined", rank_), bytes("1")); }

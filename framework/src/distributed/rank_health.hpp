@@ -7,16 +7,13 @@
 //   done/<r>     rank r finished its run
 #pragma once
 
-#include <torch/csrc/distributed/c10d/Store.hpp>
-
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
+
+#include "common/periodic_thread.hpp"
 
 namespace runner::distributed {
 
@@ -32,7 +29,6 @@ class RankHealth {
   // thread's (a store call waiting for a key would hold up the beats of a shared one).
   RankHealth(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Store> beat_store,
              int rank, int world_size);
-  ~RankHealth();
   RankHealth(const RankHealth&) = delete;
   RankHealth& operator=(const RankHealth&) = delete;
 
@@ -47,17 +43,14 @@ class RankHealth {
   std::string diagnose(const std::string& what, const std::string& error);
 
  private:
-  void beat_until_stopped();
+  bool beat();
   std::vector<int64_t> beats();
   std::vector<int> ranks_done();
 
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Store> beat_store_;
   int rank_, world_size_;
-  std::mutex mutex_;
-  std::condition_variable stop_;
-  bool stopping_ = false;
-  std::thread beater_;
+  PeriodicThread beater_;
 };
 
 }  // namespace runner::distributed

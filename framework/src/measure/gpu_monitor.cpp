@@ -4,22 +4,25 @@
 #include <algorithm>
 
 namespace runner::measure {
+namespace {
+
+// The device, read once: throws NvmlUnavailable before the sampling starts when it cannot be.
+void* readable_device(Nvml& nvml, const std::string& pci_bus_id) {
+  void* device = nvml.device(pci_bus_id);
+  nvml.read(device);
+  return device;
+}
+
+}  // namespace
 
 GpuMonitor::GpuMonitor(std::shared_ptr<Nvml> nvml, const std::string& pci_bus_id,
                        std::chrono::milliseconds period)
-    : nvml_(std::move(nvml)), device_(nvml_->device(pci_bus_id)) {
-  nvml_->read(device_);
-  thread_ = std::thread([this, period] { sample_until_stopped(period); });
-}
-
-GpuMonitor::~GpuMonitor() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  stop_requested_.notify_all();
-  thread_.join();
-}
+    : nvml_(std::move(nvml)),
+      device_(readable_device(*nvml_, pci_bus_id)),
+      sampler_(period, FirstTick::after_a_period, [this] {
+        sample();
+        return true;
+      }) {}
 
 void GpuMonitor::epoch_begins() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -50,15 +53,6 @@ void GpuMonitor::sample() {
   utilization_sum_ += reading.utilization;
   memory_peak_ = std::max(memory_peak_, reading.memory_used_bytes);
   ++readings_;
-}
-
-void GpuMonitor::sample_until_stopped(std::chrono::milliseconds period) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_requested_.wait_for(lock, period, [this] { return stopping_; })) {
-    lock.unlock();
-    sample();
-    lock.lock();
-  }
 }
 
 std::unique_ptr<GpuMonitor> start_gpu_monitor(bool is_cuda, const std::string& pci_bus_id,

@@ -6,13 +6,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
+#include "common/periodic_thread.hpp"
 #include "measure/nvml.hpp"
 
 namespace runner::measure {
@@ -29,7 +28,6 @@ class GpuMonitor {
   // every `period` until destroyed.
   GpuMonitor(std::shared_ptr<Nvml> nvml, const std::string& pci_bus_id,
              std::chrono::milliseconds period = std::chrono::milliseconds(200));
-  ~GpuMonitor();
   GpuMonitor(const GpuMonitor&) = delete;
   GpuMonitor& operator=(const GpuMonitor&) = delete;
 
@@ -41,17 +39,14 @@ class GpuMonitor {
 
  private:
   void sample();
-  void sample_until_stopped(std::chrono::milliseconds period);
 
   std::shared_ptr<Nvml> nvml_;
   void* device_;
-  std::mutex mutex_;
-  std::condition_variable stop_requested_;
-  bool stopping_ = false;
+  std::mutex mutex_;  // the readings' sums: the sampling thread adds, the trainer takes
   double utilization_sum_ = 0;
   double memory_peak_ = 0;
   int readings_ = 0;
-  std::thread thread_;
+  PeriodicThread sampler_;
 };
 
 // The monitor of a run's device (`pci_bus_id` as CUDA reports it), or nullptr with `reason`

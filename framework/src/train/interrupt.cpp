@@ -36,34 +36,21 @@ InterruptibleWait::InterruptibleWait(std::string prefix, Record record,
     : prefix_(std::move(prefix)),
       record_(std::move(record)),
       grace_(grace),
-      watcher_([this] { watch(); }) {}
-
-InterruptibleWait::~InterruptibleWait() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    done_ = true;
-  }
-  done_changed_.notify_one();
-  watcher_.join();
-}
+      watcher_(std::chrono::milliseconds(50), FirstTick::at_once, [this] { return watch(); }) {}
 
 // The waiting thread cannot be woken: this one records the run and ends the process.
-void InterruptibleWait::watch() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  std::optional<std::chrono::steady_clock::time_point> seen;
-  while (!done_) {
-    const int signal = received;
-    if (signal && !seen) seen = std::chrono::steady_clock::now();
-    if (signal && std::chrono::steady_clock::now() - *seen >= grace_) {
-      const std::string error = "interrupted by signal " + std::to_string(signal);
-      if (record_) record_(error);
-      std::fprintf(stderr, "runner: error: %s%s while waiting for the other ranks\n",
-                   prefix_.c_str(), error.c_str());
-      std::fflush(nullptr);
-      std::_Exit(128 + signal);
-    }
-    done_changed_.wait_for(lock, std::chrono::milliseconds(50));
-  }
+bool InterruptibleWait::watch() {
+  const int signal = received;
+  if (!signal) return true;
+  const auto now = std::chrono::steady_clock::now();
+  if (!signal_seen_) signal_seen_ = now;
+  if (now - *signal_seen_ < grace_) return true;
+  const std::string error = "interrupted by signal " + std::to_string(signal);
+  if (record_) record_(error);
+  std::fprintf(stderr, "runner: error: %s%s while waiting for the other ranks\n", prefix_.c_str(),
+               error.c_str());
+  std::fflush(nullptr);
+  std::_Exit(128 + signal);
 }
 
 }  // namespace runner::train

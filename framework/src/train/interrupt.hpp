@@ -3,11 +3,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
+
+#include "common/periodic_thread.hpp"
 
 namespace runner::train {
 
@@ -27,20 +27,17 @@ class InterruptibleWait {
   using Record = std::function<void(const std::string& error)>;
   InterruptibleWait(std::string prefix, Record record,
                     std::chrono::milliseconds grace = std::chrono::milliseconds(0));
-  ~InterruptibleWait();
   InterruptibleWait(const InterruptibleWait&) = delete;
   InterruptibleWait& operator=(const InterruptibleWait&) = delete;
 
  private:
-  void watch();
+  bool watch();
 
   std::string prefix_;
   Record record_;
   std::chrono::milliseconds grace_;
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::thread watcher_;
+  std::optional<std::chrono::steady_clock::time_point> signal_seen_;  // the watcher's own
+  PeriodicThread watcher_;
 };
 
 }  // namespace runner::train
