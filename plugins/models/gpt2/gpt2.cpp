@@ -1,30 +1,19 @@
 #include "gpt2.hpp"
 
-#include <runner/errors.hpp>
-
 #include <memory>
+#include <runner/errors.hpp>
 #include <string>
 
+#include "activation.hpp"
 #include "block.hpp"
 #include "ends.hpp"
-#include "memory.hpp"
 #include "init.hpp"
+#include "memory.hpp"
 
 namespace gpt2 {
 namespace {
 
 namespace F = torch::nn::functional;
-
-std::shared_ptr<const runner::Op> activation_op(const std::string& name,
-                                                const runner::ModelContext& context) {
-  RUNNER_CHECK(context.ops != nullptr, "the host gave gpt2 no op library");
-  std::shared_ptr<const runner::Op> op = context.ops->get(name);
-  if (op->arity() != 1)
-    throw runner::ConfigError("[model] activation = \"" + name + "\" takes " +
-                                  std::to_string(op->arity()) + " inputs; an activation takes one",
-                              "choose an op of one input, such as torch_gelu_tanh");
-  return op;
-}
 
 torch::nn::Embedding normal_embedding(int64_t count, int64_t hidden) {
   torch::nn::Embedding embedding(count, hidden);
@@ -53,7 +42,8 @@ Gpt2::Gpt2(const Gpt2Options& options, const runner::ModelContext& context)
     : shape_(options.shape) {
   check_options(options, context.data);
   tokens_per_sample_ = context.data.sample_shape[0];
-  std::shared_ptr<const runner::Op> activation = activation_op(options.activation, context);
+  std::shared_ptr<const runner::Op> activation =
+      model_support::activation_op(options.activation, context);
   wte_ = register_module("wte", normal_embedding(shape_.vocab_size, shape_.hidden));
   wpe_ = register_module("wpe", normal_embedding(shape_.seq_len, shape_.hidden));
   drop_ = register_module("drop", torch::nn::Dropout(options.dropout));

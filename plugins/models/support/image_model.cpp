@@ -46,17 +46,6 @@ void require_odd_kernel(const std::string& model, int64_t kernel_size) {
                               "use an odd kernel_size such as 3 or 5");
 }
 
-std::shared_ptr<const runner::Op> activation_op(const std::string& name,
-                                                const runner::ModelContext& context) {
-  RUNNER_CHECK(context.ops != nullptr, "the host gave the model no op library");
-  std::shared_ptr<const runner::Op> op = context.ops->get(name);
-  if (op->arity() != 1)
-    throw runner::ConfigError("[model] activation = \"" + name + "\" takes " +
-                                  std::to_string(op->arity()) + " inputs; an activation takes one",
-                              "choose an op of one input, such as relu");
-  return op;
-}
-
 torch::Tensor forward_stages(const torch::nn::ModuleList& stages, torch::Tensor x) {
   for (const std::shared_ptr<torch::nn::Module>& stage : *stages)
     x = stage->as<torch::nn::Sequential>()->forward(x);

@@ -1,14 +1,15 @@
-// Helpers shared by the image-classifier models: the dataset checks with their errors, the
-// activation op as a module (so layers fit in a torch::nn::Sequential), and FLOP counting.
+// Helpers shared by the image-classifier models: the dataset checks with their errors, stages
+// as layers, and FLOP counting.
 #pragma once
 
+#include <memory>
 #include <runner/dataset.hpp>
 #include <runner/model.hpp>
 #include <runner/op.hpp>
-
-#include <memory>
 #include <string>
 #include <vector>
+
+#include "activation.hpp"
 
 namespace model_support {
 
@@ -35,23 +36,6 @@ ImageShape require_images(const std::string& model, const runner::DatasetInfo& d
 // A ConfigError naming `model` when `kernel_size` is even: only an odd kernel with padding
 // kernel_size / 2 keeps the image size.
 void require_odd_kernel(const std::string& model, int64_t kernel_size);
-
-// The op `name` of the context's library; a ConfigError when it takes more than one input.
-// The library throws one when it has no op of that name.
-std::shared_ptr<const runner::Op> activation_op(const std::string& name,
-                                                const runner::ModelContext& context);
-
-// An activation op as a module, so it can sit in a torch::nn::Sequential. It holds the op,
-// and so the op's library.
-class ActivationImpl : public torch::nn::Module {
- public:
-  explicit ActivationImpl(std::shared_ptr<const runner::Op> op) : op_(std::move(op)) {}
-  torch::Tensor forward(const torch::Tensor& x) { return (*op_)(x); }
-
- private:
-  std::shared_ptr<const runner::Op> op_;
-};
-TORCH_MODULE(Activation);
 
 // Runs `x` through each stage of `stages`, each a torch::nn::Sequential. (A Sequential cannot
 // hold another: its templated forward does not fit torch::nn::AnyModule.)

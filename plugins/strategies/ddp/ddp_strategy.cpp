@@ -17,8 +17,7 @@ void DdpStrategy::setup(const StrategyContext& context) {
   model_ = context.model;
   model_->to(context.device);
   communicator_ = context.communicator;
-  for (const auto& p : model_->parameters())
-    if (p.requires_grad()) parameters_.push_back(p);
+  parameters_ = trainable_parameters(*model_);
   for (const auto& b : model_->buffers()) buffers_.push_back(b);
   broadcast_from_rank_zero(*model_, *communicator_);
   optimizer_ = context.make_optimizer(parameters_);

@@ -186,8 +186,8 @@ void PipelineStrategy::forward(int micro, const std::vector<MicroBatch>& micro_b
     torch::Tensor output = run_layers(slot.input, step_->techniques().checkpoint_layers);
     if (last_stage()) {
       torch::Tensor loss = model_->loss(output, mb.batch.targets);
-      slot.output = micro_batches.size() == 1 ? loss : loss * mb.weight;
-      predictions.push_back(output.detach().argmax(-1));
+      slot.output = weighted_loss(loss, mb, micro_batches.size());
+      predictions.push_back(predictions_of(output));
       const torch::Tensor part = slot.output.detach().to(torch::kFloat);
       result.loss = result.loss.defined() ? result.loss + part : part;
     } else {
@@ -239,7 +239,8 @@ StepResult PipelineStrategy::train_step(const Batch& batch) {
   messages_->wait_for_sends();
   reduce_gradients();
   if (!last_stage()) result.loss = torch::zeros({}, torch::kFloat);
-  else result.predictions = predictions.size() == 1 ? predictions[0] : torch::cat(predictions);
+  else
+    result.predictions = joined_predictions(predictions);
   // Clipping's squares and fp16's overflow flags: over the stages, and the replicas' parts.
   const bool sharded = options_.zero_stage == 1 && replicas_;  // alike on every rank
   Communicator* holders = sharded ? world_.get() : pipeline_.get();
@@ -303,7 +304,7 @@ StepResult PipelineStrategy::eval_step(const Batch& batch) {
     compat::AutocastScope autocast(device_.type(), step_->autocast());
     result.loss = model_->loss(output, batch.targets).to(torch::kFloat);
   }
-  result.predictions = output.argmax(-1);
+  result.predictions = predictions_of(output);
   return result;
 }
 

@@ -22,4 +22,14 @@ std::vector<MicroBatch> split_micro_batches(const Batch& batch, int64_t count) {
   return micro;
 }
 
+torch::Tensor weighted_loss(const torch::Tensor& loss, const MicroBatch& micro, size_t of) {
+  return of == 1 ? loss : loss * micro.weight;
+}
+
+torch::Tensor predictions_of(const torch::Tensor& outputs) { return outputs.detach().argmax(-1); }
+
+torch::Tensor joined_predictions(const std::vector<torch::Tensor>& predictions) {
+  return predictions.size() == 1 ? predictions[0] : torch::cat(predictions);
+}
+
 }  // namespace runner::strategies

@@ -21,11 +21,14 @@ compat::AutocastState autocast_for(Precision precision) {
   return {false, c10::ScalarType::Float};
 }
 
-torch::Tensor predictions_of(const torch::Tensor& outputs) {
-  return outputs.detach().argmax(-1);  // (N) or (N, T)
-}
-
 }  // namespace
+
+std::vector<torch::Tensor> trainable_parameters(Model& model) {
+  std::vector<torch::Tensor> parameters;
+  for (const auto& p : model.parameters())
+    if (p.requires_grad()) parameters.push_back(p);
+  return parameters;
+}
 
 void check_layers_for_checkpointing(Model& model, const Techniques& techniques) {
   if (techniques.checkpoint_layers && model.layers().empty())
@@ -87,8 +90,7 @@ StepResult TrainingStep::accumulate(const Batch& batch, const Hooks& hooks) {
       loss = model_->loss(outputs, micro[i].batch.targets);
       predictions.push_back(predictions_of(outputs));
     }
-    // Weighted, so that the summed gradients are those of the whole batch's mean loss.
-    torch::Tensor weighted = micro.size() == 1 ? loss : loss * micro[i].weight;
+    torch::Tensor weighted = weighted_loss(loss, micro[i], micro.size());
     loss_sum = loss_sum.defined() ? loss_sum + weighted.detach() : weighted.detach();
     meter_->forward_ends();
     if (hooks.before_backward) hooks.before_backward(last);
@@ -98,7 +100,7 @@ StepResult TrainingStep::accumulate(const Batch& batch, const Hooks& hooks) {
   }
   StepResult result;
   result.loss = loss_sum;
-  result.predictions = predictions.size() == 1 ? predictions[0] : torch::cat(predictions);
+  result.predictions = joined_predictions(predictions);
   return result;
 }
 

@@ -55,8 +55,7 @@ void TensorStrategy::setup(const StrategyContext& context) {
   make_groups(world);
   for (const auto& p : model_->parameters()) whole_shapes_[p.unsafeGetTensorImpl()] = p.sizes().vec();
   const std::vector<torch::Tensor> split = model_->split_tensor_parallel(group_);
-  for (const auto& p : model_->parameters())
-    if (p.requires_grad()) parameters_.push_back(p);
+  parameters_ = trainable_parameters(*model_);
   optimizer_ = context.make_optimizer(parameters_);
   step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
                                          context.meter);

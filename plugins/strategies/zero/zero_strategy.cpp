@@ -12,16 +12,6 @@
 #include "offloaded_optimizer.hpp"
 
 namespace runner::strategies {
-namespace {
-
-std::vector<torch::Tensor> trainable(Model& model) {
-  std::vector<torch::Tensor> parameters;
-  for (const auto& p : model.parameters())
-    if (p.requires_grad()) parameters.push_back(p);
-  return parameters;
-}
-
-}  // namespace
 
 ZeroOptions ZeroOptions::from(const Options& options) {
   ZeroOptions o;
@@ -41,7 +31,7 @@ void ZeroStrategy::setup(const StrategyContext& context) {
   communicator_ = context.communicator;
   check_layers_for_checkpointing(*model_, context.techniques);
   broadcast_from_rank_zero(*model_, *communicator_);
-  const std::vector<torch::Tensor> parameters = trainable(*model_);
+  const std::vector<torch::Tensor> parameters = trainable_parameters(*model_);
   if (stage() == ZeroStage::parameters)
     make_layer_units(parameters);
   else

@@ -45,5 +45,28 @@ TEST(MicroBatches, OnePieceIsTheBatchItself) {
   EXPECT_DOUBLE_EQ(micro[0].weight, 1.0);
 }
 
+TEST(MicroBatches, WeightedMeanLossesSumToTheBatchsMeanLoss) {
+  const auto values = torch::arange(7, torch::kDouble);  // one loss per row: mean 3
+  const Batch batch{values.unsqueeze(1), values};
+  const auto micro = split_micro_batches(batch, 3);
+  double sum = 0;
+  for (const auto& m : micro)
+    sum += weighted_loss(m.batch.targets.mean(), m, micro.size()).item<double>();
+  EXPECT_DOUBLE_EQ(sum, 3.0);
+  const auto alone = torch::tensor(2.5);
+  EXPECT_TRUE(weighted_loss(alone, split_micro_batches(batch, 1)[0], 1).is_same(alone));
+}
+
+TEST(MicroBatches, JoinedPredictionsAreTheWholeBatchsArgmax) {
+  const auto outputs = torch::randn({7, 4}, torch::TensorOptions().requires_grad(true));
+  const Batch batch{outputs, torch::zeros({7}, torch::kLong)};
+  std::vector<torch::Tensor> parts;
+  for (const auto& m : split_micro_batches(batch, 3))
+    parts.push_back(predictions_of(m.batch.inputs));
+  const auto joined = joined_predictions(parts);
+  EXPECT_TRUE(torch::equal(joined, outputs.argmax(-1)));
+  EXPECT_FALSE(joined.requires_grad());
+}
+
 }  // namespace
 }  // namespace runner::strategies

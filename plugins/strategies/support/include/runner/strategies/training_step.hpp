@@ -26,6 +26,9 @@ void check_layers_for_checkpointing(Model& model, const Techniques& techniques);
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
 
+// The model's parameters that require a gradient: those its optimizer steps.
+std::vector<torch::Tensor> trainable_parameters(Model& model);
+
 class TrainingStep {
  public:
   // inputs on the device -> outputs, through checkpointed layers or not; by default
