@@ -1,37 +1,18 @@
 #include "conv_geometry.hpp"
 
 #include <runner/errors.hpp>
-
-#include <sstream>
 #include <string>
+
+#include "op_checks.hpp"
 
 namespace fused_conv_relu {
 namespace {
 
 const char* const kOp = "fused_conv_relu";
 
-std::string shape_text(const torch::Tensor& t) {
-  std::ostringstream out;
-  out << t.sizes();
-  return out.str();
-}
+std::string shape_text(const torch::Tensor& t) { return op_support::shape_text(t.sizes()); }
 
-void fail(const std::string& message) { throw runner::RunError(std::string(kOp) + ": " + message); }
-
-// The two values of attribute `name`, each at least `minimum`.
-std::vector<int64_t> pair_attribute(const runner::OpAttributes& attributes, const std::string& name,
-                                    int64_t fallback, int64_t minimum) {
-  std::vector<int64_t> values = attributes.get(name, {fallback, fallback});
-  const std::string prefix = std::string(kOp) + ": attribute \"" + name + "\" ";
-  if (values.size() != 2)
-    throw runner::ConfigError(prefix + "needs 2 values {h, w}, got " +
-                              std::to_string(values.size()));
-  for (int64_t v : values)
-    if (v < minimum)
-      throw runner::ConfigError(prefix + "must be at least " + std::to_string(minimum) + ", got " +
-                                std::to_string(v));
-  return values;
-}
+void fail(const std::string& message) { op_support::fail(kOp, message); }
 
 void check_rank(const torch::Tensor& t, const char* name, const char* layout) {
   if (!t.defined()) fail(std::string(name) + " is missing (an undefined tensor)");
@@ -68,12 +49,9 @@ void check_tensors(const torch::Tensor& x, const torch::Tensor& weight, const to
 }  // namespace
 
 ConvAttributes parse_attributes(const runner::OpAttributes& attributes) {
-  for (const auto& [name, values] : attributes.values())
-    if (name != "stride" && name != "padding")
-      throw runner::ConfigError(std::string(kOp) + ": unknown attribute \"" + name +
-                                "\" (known: padding, stride)");
-  const std::vector<int64_t> stride = pair_attribute(attributes, "stride", 1, 1);
-  const std::vector<int64_t> padding = pair_attribute(attributes, "padding", 0, 0);
+  op_support::check_known_attributes(kOp, attributes, {"padding", "stride"});
+  const auto stride = op_support::pair_attribute(kOp, attributes, "stride", {1, 1}, 1);
+  const auto padding = op_support::pair_attribute(kOp, attributes, "padding", {0, 0}, 0);
   return {stride[0], stride[1], padding[0], padding[1]};
 }
 
@@ -90,8 +68,8 @@ ConvShape conv_shape(const torch::Tensor& x, const torch::Tensor& weight, const 
   s.stride_w = a.stride_w;
   s.pad_h = a.pad_h;
   s.pad_w = a.pad_w;
-  s.out_h = (s.height + 2 * s.pad_h - s.kernel_h) / s.stride_h + 1;
-  s.out_w = (s.width + 2 * s.pad_w - s.kernel_w) / s.stride_w + 1;
+  s.out_h = op_support::window_outputs(s.height, s.kernel_h, s.stride_h, s.pad_h);
+  s.out_w = op_support::window_outputs(s.width, s.kernel_w, s.stride_w, s.pad_w);
   return s;
 }
 
@@ -99,12 +77,8 @@ ConvShape check_inputs(const torch::Tensor& x, const torch::Tensor& weight,
                        const torch::Tensor& bias, const ConvAttributes& attributes) {
   check_tensors(x, weight, bias);
   const ConvShape s = conv_shape(x, weight, attributes);
-  const int64_t padded_h = s.height + 2 * s.pad_h, padded_w = s.width + 2 * s.pad_w;
-  if (s.kernel_h > padded_h || s.kernel_w > padded_w)
-    fail("the " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) +
-         " kernel is larger than the padded input " + std::to_string(padded_h) + "x" +
-         std::to_string(padded_w) + " (x " + shape_text(x) + ", padding " +
-         std::to_string(s.pad_h) + "," + std::to_string(s.pad_w) + ")");
+  op_support::check_window_fits(kOp, "kernel", x.sizes(), s.height, s.width, s.kernel_h, s.kernel_w,
+                                s.pad_h, s.pad_w);
   return s;
 }
 

@@ -2,15 +2,17 @@
 // argument so each kernel holds one formula. Same formulas as the CPU kernels
 // (gelu_cpu_kernels.cpp), in float with the single-precision math functions, in double with
 // the double ones.
-#include <algorithm>
-
 #include "gelu_kernels.hpp"
+
+#include "cuda_grid.cuh"
 
 namespace gelu {
 namespace {
 
-constexpr int kThreadsPerBlock = 256;
-constexpr int64_t kMaxBlocks = 65535;  // enough to fill any GPU; the loop covers the rest
+using op_support::blocks_for;
+using op_support::global_index;
+using op_support::global_stride;
+using op_support::kThreads;
 
 constexpr double kInvSqrt2 = 0.70710678118654752440;     // 1 / sqrt(2)
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1 / sqrt(2 pi)
@@ -66,39 +68,30 @@ __device__ T gelu_derivative(T x) {
 
 template <Approximation form, typename T>
 __global__ void forward_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
+  for (int64_t i = global_index(); i < n; i += global_stride())
     y[i] = gelu_value<form>(x[i]);
 }
 
 template <Approximation form, typename T>
 __global__ void backward_kernel(const T* __restrict__ x, const T* __restrict__ dy,
                                 T* __restrict__ dx, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
+  for (int64_t i = global_index(); i < n; i += global_stride())
     dx[i] = dy[i] * gelu_derivative<form>(x[i]);
-}
-
-unsigned int blocks_for(int64_t n) {
-  const int64_t needed = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  return static_cast<unsigned int>(std::max<int64_t>(1, std::min(needed, kMaxBlocks)));
 }
 
 template <typename T>
 cudaError_t launch_forward(const T* x, T* y, int64_t n, Approximation form, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  const unsigned int blocks = blocks_for(n);
+  const int blocks = blocks_for(n);
   switch (form) {
     case Approximation::none:
-      forward_kernel<Approximation::none><<<blocks, kThreadsPerBlock, 0, stream>>>(x, y, n);
+      forward_kernel<Approximation::none><<<blocks, kThreads, 0, stream>>>(x, y, n);
       break;
     case Approximation::tanh:
-      forward_kernel<Approximation::tanh><<<blocks, kThreadsPerBlock, 0, stream>>>(x, y, n);
+      forward_kernel<Approximation::tanh><<<blocks, kThreads, 0, stream>>>(x, y, n);
       break;
     case Approximation::sigmoid:
-      forward_kernel<Approximation::sigmoid><<<blocks, kThreadsPerBlock, 0, stream>>>(x, y, n);
+      forward_kernel<Approximation::sigmoid><<<blocks, kThreads, 0, stream>>>(x, y, n);
       break;
   }
   return cudaGetLastError();
@@ -108,19 +101,19 @@ template <typename T>
 cudaError_t launch_backward(const T* x, const T* dy, T* dx, int64_t n, Approximation form,
                             cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  const unsigned int blocks = blocks_for(n);
+  const int blocks = blocks_for(n);
   switch (form) {
     case Approximation::none:
       backward_kernel<Approximation::none>
-          <<<blocks, kThreadsPerBlock, 0, stream>>>(x, dy, dx, n);
+          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
     case Approximation::tanh:
       backward_kernel<Approximation::tanh>
-          <<<blocks, kThreadsPerBlock, 0, stream>>>(x, dy, dx, n);
+          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
     case Approximation::sigmoid:
       backward_kernel<Approximation::sigmoid>
-          <<<blocks, kThreadsPerBlock, 0, stream>>>(x, dy, dx, n);
+          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
   }
   return cudaGetLastError();

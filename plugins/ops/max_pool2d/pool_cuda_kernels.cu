@@ -5,22 +5,15 @@
 
 #include <algorithm>
 
+#include "cuda_grid.cuh"
+
 namespace max_pool2d::cuda_kernels {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-int blocks_for(int64_t count) {
-  return static_cast<int>(
-      std::max<int64_t>(1, std::min(kMaxBlocks, (count + kThreads - 1) / kThreads)));
-}
-
-__device__ int64_t global_index() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ int64_t global_stride() { return static_cast<int64_t>(blockDim.x) * gridDim.x; }
+using op_support::blocks_for;
+using op_support::global_index;
+using op_support::global_stride;
+using op_support::kThreads;
 
 template <typename T>
 __global__ void forward_kernel(const T* __restrict__ x, T* __restrict__ y,
