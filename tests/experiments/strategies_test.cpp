@@ -1,9 +1,9 @@
 // The strategy comparisons of experiments/: their plans, and on a tiny GPT-2 that every
 // strategy trains the same steps as ddp.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

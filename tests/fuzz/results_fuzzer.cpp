@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "runner/errors.hpp"
 

@@ -1,14 +1,16 @@
 // `runner check-op NAME`: the op against its reference, from the command line.
+#include "cli/check_op_command.hpp"
+
 #include <fmt/format.h>
 
 #include <iostream>
 
-#include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
 #include "config/overrides.hpp"
 #include "config/validate.hpp"
 #include "measure/system.hpp"
 #include "opcheck/check_op.hpp"
+#include "opcheck/report_text.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {

@@ -1,11 +1,13 @@
+#include "cli/describe_command.hpp"
+
 #include <fmt/format.h>
 
 #include <iostream>
 
-#include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
+#include "config/host_schemas.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 
 namespace runner::cli {

@@ -1,3 +1,5 @@
+#include "cli/export_command.hpp"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -5,7 +7,7 @@
 
 #include "checkpoint/export.hpp"
 #include "checkpoint/folders.hpp"
-#include "cli/commands.hpp"
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "runner/errors.hpp"
 

@@ -8,7 +8,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/commands.hpp"
+#include "cli/check_op_command.hpp"
+#include "cli/describe_command.hpp"
+#include "cli/export_command.hpp"
+#include "cli/plugins_command.hpp"
+#include "cli/report_command.hpp"
+#include "cli/run_command.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "runner/options.hpp"
 #include "runner/version.hpp"

@@ -1,8 +1,9 @@
+#include "cli/plugins_command.hpp"
+
 #include <fmt/format.h>
 
 #include <iostream>
 
-#include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 

@@ -1,9 +1,13 @@
+#include "cli/report_command.hpp"
+
 #include <fstream>
 #include <iostream>
 
-#include "cli/commands.hpp"
-#include "report/report.hpp"
+#include "report/csv.hpp"
+#include "report/print_table.hpp"
 #include "report/run_values.hpp"
+#include "report/terminal_table.hpp"
+#include "results/read_runs.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::cli {

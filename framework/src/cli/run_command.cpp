@@ -1,10 +1,11 @@
+#include "cli/run_command.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 
-#include "cli/commands.hpp"
 #include "cli/registry_loader.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 #include "ranks/rank_plan.hpp"

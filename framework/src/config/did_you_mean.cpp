@@ -1,11 +1,11 @@
 // Typo suggestions: the known word with the smallest edit distance, when that distance is small
 // for the word's length (a third of it, at least one edit). Swapped neighbours ("trian") count
 // as one edit, as they are the commonest typo.
+#include "config/did_you_mean.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <vector>
-
-#include "config/experiment.hpp"
 
 namespace runner::config {
 namespace {

@@ -1,6 +1,6 @@
 #include "config/error_text.hpp"
 
-#include "config/experiment.hpp"
+#include "config/did_you_mean.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::config {

@@ -69,16 +69,4 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
                             const std::vector<std::string>& overrides,
                             const SchemaSource& schemas);
 
-// The keys the host owns, for `runner describe` and validation.
-const Schema& experiment_schema();
-const Schema& train_schema();
-const Schema& optimizer_schema();
-const Schema& schedule_schema();
-const Schema& checkpoint_schema();
-// [sweep]'s own keys (mode, max_points); its other keys are the swept ones.
-const Schema& sweep_schema();
-
-// The closest of `known` to `word` when it is close enough to be a likely typo, else "".
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& known);
-
 }  // namespace runner::config

@@ -1,6 +1,6 @@
 // The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint]. `runner describe`
 // prints these docs, so each says what the key does and what its special values mean.
-#include "config/experiment.hpp"
+#include "config/host_schemas.hpp"
 
 namespace runner::config {
 

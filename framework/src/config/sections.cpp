@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/experiment.hpp"
+#include "config/host_schemas.hpp"
 
 namespace runner::config {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "config/error_text.hpp"
 #include "config/experiment.hpp"
+#include "config/host_schemas.hpp"
 #include "config/sections.hpp"
 #include "config/toml_values.hpp"
 #include "config/validate.hpp"

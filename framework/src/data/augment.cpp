@@ -9,7 +9,8 @@
 #include "config/augment_checks.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
-#include "data/transforms.hpp"
+#include "data/geometric.hpp"
+#include "data/photometric.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::data {

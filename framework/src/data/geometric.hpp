@@ -1,10 +1,24 @@
-// The affine resampling behind random_affine and random_rotation, exposed so that a fixed
-// transform (a rotation by exactly 90 degrees) can be checked.
+// The transforms that move pixels (random_affine, random_rotation, random_crop, horizontal_flip),
+// and the affine resampling behind the first two, exposed so that a fixed transform (a rotation by
+// exactly 90 degrees) can be checked.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <memory>
+#include <string>
+
+#include "data/augment.hpp"
+#include "runner/options.hpp"
+
 namespace runner::data {
+
+// Built from options their schema has validated; `section` ("dataset.augment[2]") names the
+// transform in the errors it raises.
+std::unique_ptr<Transform> make_random_affine(const Options& options, const std::string& section);
+std::unique_ptr<Transform> make_random_rotation(const Options& options, const std::string& section);
+std::unique_ptr<Transform> make_random_crop(const Options& options, const std::string& section);
+std::unique_ptr<Transform> make_horizontal_flip(const Options& options, const std::string& section);
 
 enum class Interpolation { nearest, bilinear };
 

@@ -1,5 +1,7 @@
 // The transforms that change pixel values: color_jitter (random, torchvision's adjustments)
 // and normalize (deterministic, so test batches get it too).
+#include "data/photometric.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>

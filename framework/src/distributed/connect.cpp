@@ -1,6 +1,8 @@
 #include "distributed/connect.hpp"
 
 #include "common/one_line.hpp"
+#include "distributed/gloo_group.hpp"
+#include "distributed/nccl_group.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {

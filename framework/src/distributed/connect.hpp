@@ -39,15 +39,4 @@ RankConnection connect_ranks(const ConnectSpec& spec);
 // Why `backend` cannot run `local_ranks` ranks on this machine; nullopt when it can.
 std::optional<std::string> backend_unavailable(const std::string& backend, int local_ranks);
 
-// Defined by nccl_group.cpp in CUDA builds, no_nccl.cpp otherwise.
-std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec& spec,
-                                                     std::shared_ptr<RankHealth> health);
-bool nccl_built();
-
-// Defined by gloo_group.cpp: Gloo when its headers were found (Debian's LibTorch has them;
-// pip's wheels do not ship them).
-std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec& spec,
-                                                     std::shared_ptr<RankHealth> health);
-bool gloo_built();
-
 }  // namespace runner::distributed

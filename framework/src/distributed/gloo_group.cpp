@@ -1,5 +1,6 @@
 // Gloo process groups: CPU and CUDA tensors, over TCP.
-#include "distributed/connect.hpp"
+#include "distributed/gloo_group.hpp"
+
 #include "runner/errors.hpp"
 
 #if __has_include(<gloo/algorithm.h>)

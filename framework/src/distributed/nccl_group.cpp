@@ -1,8 +1,9 @@
 // NCCL process groups, in CUDA builds: one GPU per rank, the one of the rank's CUDA device.
+#include "distributed/nccl_group.hpp"
+
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
 #include "distributed/c10d_communicator.hpp"
-#include "distributed/connect.hpp"
 
 namespace runner::distributed {
 

@@ -1,5 +1,5 @@
 // A LibTorch without CUDA has no NCCL: backend_unavailable() says so before any rank starts.
-#include "distributed/connect.hpp"
+#include "distributed/nccl_group.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::distributed {

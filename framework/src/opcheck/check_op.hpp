@@ -61,7 +61,4 @@ struct CheckReport {
 
 CheckReport check_op(const std::string& name, const Op& op, const CheckSettings& settings);
 
-// The report as the command prints it: one line per case, gradcheck and timing.
-std::string report_text(const CheckReport& report);
-
 }  // namespace runner::opcheck

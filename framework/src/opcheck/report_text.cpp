@@ -1,6 +1,6 @@
-#include <fmt/format.h>
+#include "opcheck/report_text.hpp"
 
-#include "opcheck/check_op.hpp"
+#include <fmt/format.h>
 
 namespace runner::opcheck {
 namespace {

@@ -23,8 +23,6 @@ std::shared_ptr<T> tie_to_library(std::shared_ptr<T> object, std::shared_ptr<Lib
   return std::shared_ptr<T>(holder, raw);
 }
 
-std::string describe(const Registered& registered);
-
 // Calls `make()` (a plugin factory); runner errors keep their class with the component named,
 // anything else is a PluginError.
 template <typename F>

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "config/did_you_mean.hpp"
 #include "plugin_host/call_plugin.hpp"
 
 namespace fs = std::filesystem;

@@ -18,6 +18,9 @@ struct Registered {
   std::shared_ptr<Library> library;
 };
 
+// "model 'lenet5' (/path/to/liblenet5.so)", for messages.
+std::string describe(const Registered& registered);
+
 class Registry : public config::SchemaSource {
  public:
   // Loads every *.so in each folder (missing folders are skipped; the same folder twice is

@@ -48,9 +48,4 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 // Throws ConfigError naming the variable and its value when one is malformed or out of range.
 RankEnvironment read_rank_environment(const EnvironmentLookup& get = ::getenv);
 
-// The first host of a Slurm node list: "node[01-03,07],gpu5" -> "node01",
-// "gpu-[3-5]" -> "gpu-3", "a,b" -> "a", "solo" -> "solo". Throws ConfigError on a malformed
-// list (empty, unbalanced or nested brackets, a range that is not digits).
-std::string first_slurm_host(const std::string& nodelist);
-
 }  // namespace runner::ranks

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "ranks/environment_reader.hpp"
-#include "ranks/rank_environment.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::ranks {

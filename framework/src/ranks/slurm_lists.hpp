@@ -16,6 +16,11 @@ struct TaskGroup {
   int nodes = 0;
 };
 
+// The first host of a Slurm node list: "node[01-03,07],gpu5" -> "node01",
+// "gpu-[3-5]" -> "gpu-3", "a,b" -> "a", "solo" -> "solo". Throws ConfigError on a malformed
+// list (empty, unbalanced or nested brackets, a range that is not digits).
+std::string first_slurm_host(const std::string& nodelist);
+
 // "2(x3),1" -> {{2, 3}, {1, 1}}; nullopt when malformed.
 std::optional<std::vector<TaskGroup>> parse_tasks_per_node(const std::string& list);
 

@@ -1,8 +1,8 @@
 // write_csv: RFC 4180 with plain numbers, so spreadsheets and pandas.read_csv read every
 // numeric column as numbers.
-#include <fmt/format.h>
+#include "report/csv.hpp"
 
-#include "report/report.hpp"
+#include <fmt/format.h>
 
 namespace runner::report {
 

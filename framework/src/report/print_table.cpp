@@ -1,8 +1,9 @@
 // print_table: columns padded to their widest cell, numbers right-aligned so digits line up.
+#include "report/print_table.hpp"
+
 #include <algorithm>
 
 #include "report/cells.hpp"
-#include "report/report.hpp"
 
 namespace runner::report {
 

@@ -1,11 +1,12 @@
 // terminal_table: the columns that answer a comparison first, then what still fits the width.
+#include "report/terminal_table.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
 #include "report/cells.hpp"
-#include "report/report.hpp"
 #include "report/run_values.hpp"
 #include "runner/errors.hpp"
 

@@ -1,4 +1,6 @@
 // read_runs: every run group of a results file, in the order the runs began.
+#include "results/read_runs.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>

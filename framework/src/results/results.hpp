@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "results/status.hpp"
+
 namespace runner::results {
 
 inline constexpr const char* kFormatName = "runner-results";
@@ -21,10 +23,6 @@ inline constexpr const char* kFormatName = "runner-results";
 // scalar peak memory. runner reads both, and appends runs to files of its own version only.
 inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestReadableVersion = 1;
-
-enum class Status { running, completed, failed, skipped };
-const char* status_name(Status status);
-Status status_from_name(const std::string& name);  // throws DataError on an unknown name
 
 // A swept key's value with its TOML type; a list or a swept section as its text.
 using SweepValue = std::variant<bool, int64_t, double, std::string>;
@@ -149,10 +147,5 @@ struct RunRecord {
   // the middle of a write (not between two calls) can leave a run damaged.
   std::string damage;
 };
-
-// Every run in the file, in creation order. Throws DataError naming the file when it is
-// missing, not HDF5, or not a runner results file. A damaged run does not hide the others:
-// it comes back with what could be read, and RunRecord::damage saying what could not.
-std::vector<RunRecord> read_runs(const std::string& path);
 
 }  // namespace runner::results

@@ -1,4 +1,5 @@
-#include "results/results.hpp"
+#include "results/status.hpp"
+
 #include "runner/errors.hpp"
 
 namespace runner::results {

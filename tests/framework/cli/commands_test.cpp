@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 #include "runner/version.hpp"

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <thread>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

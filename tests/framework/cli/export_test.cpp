@@ -1,13 +1,15 @@
 // `runner export`: a run's trained weights as a state dict that Python's torch.load opens and a
 // safetensors file, named as the plugin's model names its parameters, equal to the run's last
 // checkpoint; a run without checkpoints or a name of no run is refused in one line.
+#include "checkpoint/export.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
-#include "checkpoint/export.hpp"
 #include "checkpoint/folders.hpp"
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "checkpoint/folders.hpp"
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

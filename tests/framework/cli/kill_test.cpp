@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

@@ -11,6 +11,7 @@
 
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

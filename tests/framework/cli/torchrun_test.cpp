@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
+#include "config/did_you_mean.hpp"
 
-#include "config/experiment.hpp"
+#include <gtest/gtest.h>
 
 namespace runner::config {
 namespace {

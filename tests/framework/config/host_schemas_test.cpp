@@ -1,8 +1,8 @@
+#include "config/host_schemas.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "config/experiment.hpp"
 
 namespace runner::config {
 namespace {

@@ -1,13 +1,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <runner_testing/in_process_ranks.hpp>
+#include <thread>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
-#include <thread>
-
 #include "distributed/connect.hpp"
+#include "distributed/nccl_group.hpp"
 #include "distributed/peer_failure.hpp"
-#include <runner_testing/in_process_ranks.hpp>
 
 namespace runner::testing {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "opcheck/cases.hpp"
 #include "opcheck/compare.hpp"
+#include "opcheck/report_text.hpp"
 #include "test_ops.hpp"
 
 namespace runner::opcheck {

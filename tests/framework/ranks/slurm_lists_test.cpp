@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "ranks/rank_environment.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::ranks {

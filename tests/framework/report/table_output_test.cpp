@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "report/report.hpp"
+#include "report/csv.hpp"
+#include "report/print_table.hpp"
+#include "results/read_runs.hpp"
 
 namespace runner::report {
 namespace {

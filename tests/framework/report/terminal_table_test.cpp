@@ -1,10 +1,12 @@
 // terminal_table and select_columns: which columns a terminal gets, and how they read.
+#include "report/terminal_table.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "report/report.hpp"
+#include "report/print_table.hpp"
 #include "report/run_values.hpp"
 #include "runner/errors.hpp"
 

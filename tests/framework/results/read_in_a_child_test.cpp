@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"

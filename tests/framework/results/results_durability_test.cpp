@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"

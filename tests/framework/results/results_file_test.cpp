@@ -5,6 +5,7 @@
 #include <fstream>
 #include <regex>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"

@@ -1,7 +1,10 @@
+#include "sweep/experiment_runner.hpp"
+
 #include <gtest/gtest.h>
 
-#include "sweep/experiment_runner.hpp"
 #include <runner_testing/run_fixtures.hpp>
+
+#include "results/read_runs.hpp"
 
 namespace runner::sweep {
 namespace {

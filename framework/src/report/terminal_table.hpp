@@ -1,23 +1,15 @@
-// The comparison table of runs: what `runner report` prints or writes as CSV, and what a sweep
-// prints at its end.
+// The comparison table of runs for a terminal: the columns a study needs, as wide as it fits.
 #pragma once
 
 #include <cstddef>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "report/table.hpp"
 #include "report/run_table.hpp"
 #include "results/results.hpp"
 
 namespace runner::report {
-
-// Cells as a terminal shows them ("12.3 s", "182.4 MiB", "87.31%").
-struct Table {
-  std::vector<std::string> columns;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> right_aligned;  // per column: numbers, so digits line up; empty: none
-};
 
 inline constexpr size_t kTerminalWidth = 120;
 
@@ -39,9 +31,5 @@ Table formatted(const RunTable& table);
 
 // terminal_table(run_table(runs), study_columns(runs)).
 Table comparison_table(const std::vector<results::RunRecord>& runs);
-
-void print_table(const Table& table, std::ostream& out);   // aligned, for a terminal
-// RFC 4180 (quoting, CRLF); plain numbers: seconds, bytes, fractions; a header of the names.
-void write_csv(const RunTable& table, std::ostream& out);
 
 }  // namespace runner::report
