@@ -1,3 +1,4 @@
+// `runner describe`: the keys of a host section, a batch transform or a plugin component.
 #include <fmt/format.h>
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// check-op's report as text: each case, gradcheck and timing, then passed or the failures.
 #include <fmt/format.h>
 
 #include "opcheck/check_op.hpp"
