@@ -1,3 +1,4 @@
+// export_weights: a checkpoint's whole model tensors as a torch.load state dict and safetensors.
 #include "checkpoint/export.hpp"
 
 #include <fstream>

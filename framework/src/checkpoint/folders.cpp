@@ -1,3 +1,4 @@
+// Listing a run's step folders, which are complete, the latest one, and pruning the rest.
 #include "checkpoint/folders.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// manifest.json to and from a Manifest, refusing other checkpoint format versions.
 #include "checkpoint/manifest.hpp"
 
 #include <fstream>

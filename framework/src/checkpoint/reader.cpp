@@ -1,3 +1,4 @@
+// CheckpointReader: shards verified against the manifest, indexed, and whole tensors assembled.
 #include "checkpoint/reader.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Writing safetensors files with their CRC digest, and reading a header and its tensors back.
 #include "checkpoint/safetensors.hpp"
 
 #include <fcntl.h>

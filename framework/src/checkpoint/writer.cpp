@@ -1,3 +1,4 @@
+// ShardWriter: the shard and its digest written on a thread; rank 0 adds the manifest, then prunes.
 #include "checkpoint/writer.hpp"
 
 #include <fmt/format.h>

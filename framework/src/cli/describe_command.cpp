@@ -1,3 +1,4 @@
+// `runner describe`: the keys of a host section, a batch transform or a plugin component.
 #include "cli/describe_command.hpp"
 
 #include <fmt/format.h>

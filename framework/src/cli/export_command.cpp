@@ -1,3 +1,4 @@
+// `runner export`: a run's latest complete checkpoint as a torch state dict and safetensors.
 #include "cli/export_command.hpp"
 
 #include <fmt/format.h>

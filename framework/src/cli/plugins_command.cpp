@@ -1,3 +1,4 @@
+// `runner plugins`: lists the components of every plugin library found.
 #include "cli/plugins_command.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// The registry from --plugin-path, RUNNER_PLUGIN_PATH, the experiment's plugin_path, the binary's.
 #include "cli/registry_loader.hpp"
 
 #include <toml++/toml.h>

@@ -1,3 +1,4 @@
+// `runner report`: a results file's runs as a terminal table or CSV, with chosen columns.
 #include "cli/report_command.hpp"
 
 #include <fstream>

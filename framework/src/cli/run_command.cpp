@@ -1,3 +1,4 @@
+// `runner run`: loads the plugins and the experiment, --nproc, then a dry run or the sweep.
 #include "cli/run_command.hpp"
 
 #include <fmt/format.h>

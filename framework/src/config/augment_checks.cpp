@@ -1,3 +1,4 @@
+// The problems of each batch transform's options that its schema cannot catch, by transform.
 #include "config/augment_checks.hpp"
 
 #include <algorithm>

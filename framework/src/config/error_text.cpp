@@ -1,3 +1,4 @@
+// Throwing config errors, the positions they name, and "did you mean" suggestions.
 #include "config/error_text.hpp"
 
 #include "config/did_you_mean.hpp"

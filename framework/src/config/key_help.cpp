@@ -1,3 +1,4 @@
+// A key's type, range and choices written out in words for an error's hint.
 #include "config/key_help.hpp"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// A one-pass scanner of TOML text that finds nesting too deep for the parser, before parsing.
 #include "config/nesting.hpp"
 
 #include <vector>

@@ -1,3 +1,4 @@
+// Applying --set overrides: parsing key and value, refusing swept keys, replacing raw values.
 #include "config/overrides.hpp"
 
 #include <optional>

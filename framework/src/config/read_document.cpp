@@ -1,3 +1,4 @@
+// Parsing an experiment file's TOML and reading its tables into raw sections, [ops.*] and [sweep].
 #include "config/read_document.hpp"
 
 #include <algorithm>

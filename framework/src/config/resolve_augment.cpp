@@ -1,3 +1,4 @@
+// Resolving each [[dataset.augment]] table against its transform's schema and extra checks.
 #include "config/resolve_augment.hpp"
 
 #include "config/augment_checks.hpp"

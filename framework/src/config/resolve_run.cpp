@@ -1,3 +1,4 @@
+// Resolving one run: host sections, the chosen components, [ops.*] and [[dataset.augment]].
 #include "config/resolve_run.hpp"
 
 #include <optional>

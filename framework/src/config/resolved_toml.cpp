@@ -1,3 +1,4 @@
+// Writing a resolved run as TOML, tables in order with augment after [dataset], and its run id.
 #include "config/resolved_toml.hpp"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// Splitting dotted keys, the known sections, and which host schema owns a section.
 #include "config/sections.hpp"
 
 #include <algorithm>

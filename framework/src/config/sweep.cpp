@@ -1,3 +1,4 @@
+// Reading [sweep]'s axes and their checks, and the runs as index points of a product or a zip.
 #include "config/sweep.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Converting TOML nodes to schema-typed Values, and describing a node's type for errors.
 #include "config/toml_values.hpp"
 
 #include <optional>

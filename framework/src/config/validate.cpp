@@ -1,3 +1,4 @@
+// Checking one section against its schema: typed values, bounds, choices, unknown and missing keys.
 #include "config/validate.hpp"
 
 #include <algorithm>

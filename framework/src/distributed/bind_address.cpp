@@ -1,3 +1,4 @@
+// The store's listen address, and the interposed bind() that moves a wildcard bind onto it.
 #include "distributed/bind_address.hpp"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// connect_ranks: a Gloo or NCCL communicator, a failed rendezvous diagnosed; backends unavailable.
 #include "distributed/connect.hpp"
 
 #include "common/one_line.hpp"

@@ -1,3 +1,4 @@
+// RankHealth: store keys per rank, the heartbeat thread, and which rank a failure is blamed on.
 #include "distributed/rank_health.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Serving, joining and scoping the TCP store, each failure naming its address.
 #include "distributed/store.hpp"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>

@@ -1,3 +1,4 @@
+// The op's cases per shape, their labels, and the non-contiguous copy of a case's first input.
 #include "opcheck/cases.hpp"
 
 namespace runner::opcheck {

@@ -1,3 +1,4 @@
+// check_op: every case compared, small cases gradchecked in float64, one timing per shape.
 #include "opcheck/check_op.hpp"
 
 #include "common/one_line.hpp"

@@ -1,3 +1,4 @@
+// Comparing one case: outputs and input gradients of the op against its reference's.
 #include "opcheck/compare.hpp"
 
 #include <cmath>

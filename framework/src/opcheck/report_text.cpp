@@ -1,3 +1,4 @@
+// check-op's report as text: each case, gradcheck and timing, then passed or the failures.
 #include "opcheck/report_text.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Median forward and backward times of the op and its reference, after a warm-up call.
 #include "opcheck/timing.hpp"
 
 #include <algorithm>

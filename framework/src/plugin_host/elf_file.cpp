@@ -1,3 +1,4 @@
+// Reading an ELF header and its program headers to check word size, machine and whole segments.
 #include "plugin_host/elf_file.hpp"
 
 #include <elf.h>

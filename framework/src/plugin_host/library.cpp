@@ -1,3 +1,4 @@
+// Library::load: ELF and LibTorch release checks, dlopen, the entry's header and its components.
 #include "plugin_host/library.hpp"
 
 #include <boost/dll/shared_library_load_mode.hpp>

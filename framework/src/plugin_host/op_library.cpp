@@ -1,3 +1,4 @@
+// RegistryOpLibrary: an op's options from [ops.NAME] or its schema's defaults, made on first use.
 #include "plugin_host/op_library.hpp"
 
 namespace runner::plugin_host {

@@ -1,3 +1,4 @@
+// The folder next to the binary, the running executable's path, and the ordered search path.
 #include "plugin_host/plugin_path.hpp"
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+// Registry: loading every library of the plugin folders, finding components, making them.
 #include "plugin_host/registry.hpp"
 
 #include <algorithm>

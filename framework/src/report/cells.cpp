@@ -1,3 +1,4 @@
+// Cell text of the comparison table: durations, MiB, percents, one-line cuts, display width.
 #include "report/cells.hpp"
 
 #include <cmath>

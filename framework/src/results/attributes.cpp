@@ -1,3 +1,4 @@
+// Scalar attributes written and read: UTF-8 strings, int64, float64; presence and names in order.
 #include "results/attributes.hpp"
 
 #include "results/hdf5_handle.hpp"

@@ -1,3 +1,4 @@
+// Writing and reading fixed-size datasets: a scalar string, lists of strings, doubles and ints.
 #include "results/datasets.hpp"
 
 #include "results/groups.hpp"

@@ -1,3 +1,4 @@
+// Reserving a write's bytes past a results file's end with fallocate; NoSpaceLeft on a full disk.
 #include "results/disk_reserve.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// Opening, creating and flushing results files: checks, format versions, HDF5 locking.
 #include "results/file_format.hpp"
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+// Finds every "GCOL" collection in a file and walks its objects as HDF5 would, refusing bad sizes.
 #include "results/global_heaps.hpp"
 
 #include <algorithm>

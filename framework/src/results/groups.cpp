@@ -1,3 +1,4 @@
+// Creating and opening groups with link order tracked, and listing their members in order.
 #include "results/groups.hpp"
 
 #include "runner/errors.hpp"

@@ -1,3 +1,4 @@
+// Owned HDF5 identifiers, HDF5 errors as DataError or NoSpaceLeft, and object paths for messages.
 #include "results/hdf5_handle.hpp"
 
 #include <cerrno>

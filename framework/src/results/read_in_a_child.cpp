@@ -1,3 +1,4 @@
+// The trial read in a forked child: a child that crashes makes the file a DataError, as damaged.
 #include "results/read_in_a_child.hpp"
 
 #include <sys/wait.h>

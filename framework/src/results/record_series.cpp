@@ -1,3 +1,4 @@
+// The layouts of the epoch and step records: each field's dataset name and member.
 #include "results/record_series.hpp"
 
 namespace runner::results::detail {

@@ -1,3 +1,4 @@
+// Writing a new run group and its status, and reading a run back part by part, noting damage.
 #include "results/run_group.hpp"
 
 #include "results/attributes.hpp"

@@ -1,3 +1,4 @@
+// Hdf5RunWriter: each call reserves disk, writes its part of the run group, then flushes.
 #include "results/run_writer.hpp"
 
 #include <chrono>

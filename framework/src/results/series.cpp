@@ -1,3 +1,4 @@
+// Creating extendible series, appending ints or doubles to them, and cutting them to a length.
 #include "results/series.hpp"
 
 #include "results/hdf5_handle.hpp"

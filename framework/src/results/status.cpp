@@ -1,3 +1,4 @@
+// A run's status as the name the results file stores (running, completed, ...), and back.
 #include "results/status.hpp"
 
 #include "runner/errors.hpp"

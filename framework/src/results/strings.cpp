@@ -1,3 +1,4 @@
+// Reading HDF5 strings, variable- or fixed-length, and the UTF-8 type runner writes.
 #include "results/strings.hpp"
 
 #include <cstring>

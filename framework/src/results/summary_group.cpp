@@ -1,3 +1,4 @@
+// Writing and reading the "summary" subgroup: totals as attributes, per-class and per-rank lists.
 #include "results/summary_group.hpp"
 
 #include <algorithm>

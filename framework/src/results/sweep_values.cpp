@@ -1,3 +1,4 @@
+// Writing and reading a sweep value as an attribute of its type, booleans as h5py's enum.
 #include "results/sweep_values.hpp"
 
 #include "results/attributes.hpp"

@@ -1,3 +1,4 @@
+// Event files written record by record, read back up to a damaged record, and replaced whole.
 #include "tensorboard/event_file.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The Events runner writes: the file version, a start marker, scalars and plugin summaries.
 #include "tensorboard/events.hpp"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// The experiment and run folders, path-safe names, and each new event file's unique name.
 #include "tensorboard/folders.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// The HParams events: the experiment's swept keys and final metrics, and each run's start and end.
 #include "tensorboard/hparams.hpp"
 
 #include <algorithm>

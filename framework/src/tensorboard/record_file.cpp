@@ -1,3 +1,4 @@
+// TFRecord framing with masked CRC-32C, appended to a file and flushed.
 #include "tensorboard/record_file.hpp"
 
 #include <boost/crc.hpp>

@@ -1,3 +1,4 @@
+// RunEvents: each results call forwarded, then the run's steps, epochs, start and end as events.
 #include "tensorboard/run_events.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// cifar10's keys and dataset: splits loaded, cut to size, scaled per channel into float batches.
 #include "cifar10_dataset.hpp"
 
 #include <runner/errors.hpp>

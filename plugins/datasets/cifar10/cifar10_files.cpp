@@ -1,3 +1,4 @@
+// Finding the six CIFAR-10 files in a folder, and a split's records as image and label tensors.
 #include "cifar10_files.hpp"
 
 #include <runner/errors.hpp>

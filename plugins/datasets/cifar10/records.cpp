@@ -1,3 +1,4 @@
+// Reading a CIFAR-10 binary file into records: whole records only, class ids below 10.
 #include "records.hpp"
 
 #include <runner/errors.hpp>

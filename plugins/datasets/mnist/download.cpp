@@ -1,3 +1,4 @@
+// download_missing_files: each file from the mirrors in turn, MD5-checked, renamed into place.
 #include "download.hpp"
 
 #include <runner/errors.hpp>

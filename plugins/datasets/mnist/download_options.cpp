@@ -1,3 +1,4 @@
+// mnist's download, mirrors and md5 keys, checked and read into a DownloadSource.
 #include "download_options.hpp"
 
 #include <runner/errors.hpp>

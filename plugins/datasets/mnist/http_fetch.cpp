@@ -1,3 +1,4 @@
+// http_fetch: one libcurl transfer into a file, with time limits and failure reasons.
 #include "http_fetch.hpp"
 
 #include <curl/curl.h>

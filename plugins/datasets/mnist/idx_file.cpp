@@ -1,3 +1,4 @@
+// read_idx_ubyte: an IDX file's header and bytes through gzread, each size and length checked.
 #include "idx_file.hpp"
 
 #include <runner/errors.hpp>

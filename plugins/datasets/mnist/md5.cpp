@@ -1,3 +1,4 @@
+// MD5 of bytes or of a file read in chunks, as hex, and whether a text is such a sum.
 #include "md5.hpp"
 
 #include <openssl/evp.h>

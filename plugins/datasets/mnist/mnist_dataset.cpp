@@ -1,3 +1,4 @@
+// mnist's keys and dataset: splits loaded or downloaded, checked, standardized into float batches.
 #include "mnist_dataset.hpp"
 
 #include <runner/errors.hpp>

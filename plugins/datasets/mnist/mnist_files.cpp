@@ -1,3 +1,4 @@
+// Finding the four IDX files in a folder, plain or gzipped, and loading a split as byte tensors.
 #include "mnist_files.hpp"
 
 #include <runner/errors.hpp>

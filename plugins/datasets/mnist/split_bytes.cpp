@@ -1,3 +1,4 @@
+// read_split: a split's images and labels read, non-empty, counts matched, class ids checked.
 #include "split_bytes.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// random_tokens' keys and dataset: each batch's sequences hashed from seed, split and index.
 #include "random_tokens_dataset.hpp"
 
 #include <runner/errors.hpp>

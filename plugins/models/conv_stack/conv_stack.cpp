@@ -1,3 +1,4 @@
+// conv_stack's keys, dataset checks, its conv layers and linear as stages, FLOPs and registration.
 #include "conv_stack.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// CausalSelfAttention: the fused q, k, v linear, the heads mixed, projected back; its split.
 #include "attention.hpp"
 
 #include <runner/compat.hpp>

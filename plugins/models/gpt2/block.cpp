@@ -1,3 +1,4 @@
+// The MLP and the block: their layers, forward, and their split for tensor parallelism.
 #include "block.hpp"
 
 #include <runner/tensor_parallel.hpp>

@@ -1,3 +1,4 @@
+// The embedding layer's forward (tokens plus positions, dropout) and the tied LM head's.
 #include "ends.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// Gpt2: its modules and layers, forward, the shifted loss, tensor-parallel split, registration.
 #include "gpt2.hpp"
 
 #include <memory>

@@ -1,3 +1,4 @@
+// gpt2's presets, keys and checks against the dataset, and its parameter and FLOP estimate.
 #include "gpt2_options.hpp"
 
 #include <runner/errors.hpp>

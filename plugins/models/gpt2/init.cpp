@@ -1,3 +1,4 @@
+// The residual projections' scaled-down std, and linears of normal weights and zero biases.
 #include "init.hpp"
 
 #include <cmath>

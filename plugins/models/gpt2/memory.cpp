@@ -1,3 +1,4 @@
+// The bytes a block holds per token by precision and dropout, and gpt2's layer estimates.
 #include "memory.hpp"
 
 #include <runner/compat.hpp>

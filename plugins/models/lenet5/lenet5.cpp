@@ -1,3 +1,4 @@
+// lenet5's keys, each variant's geometry and dataset checks, its layers, FLOPs and registration.
 #include "lenet5.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// mlp's keys, the features of a flattened sample, its linear layers, FLOPs and registration.
 #include "mlp.hpp"
 
 #include <runner/errors.hpp>

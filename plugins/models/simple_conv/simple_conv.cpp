@@ -1,3 +1,4 @@
+// simple_conv's keys, dataset checks, its layers in a Sequential, FLOPs and registration.
 #include "simple_conv.hpp"
 
 #include <runner/errors.hpp>

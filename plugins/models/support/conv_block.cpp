@@ -1,3 +1,4 @@
+// ConvActivation, plain or the fused_conv_relu op, and Pool2x2, torch's max-pool or the op.
 #include "conv_block.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// The image models' dataset checks, the activation op, stages as layers, and multiply-add counts.
 #include "image_model.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// vgg's keys, dataset checks, blocks and classifier as stages, forward, FLOPs and registration.
 #include "vgg.hpp"
 
 #include <runner/errors.hpp>

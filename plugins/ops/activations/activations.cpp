@@ -1,3 +1,4 @@
+// UnaryOp and the registration of relu, tanh, sigmoid, silu, leaky_relu, elu and identity.
 #include "activations.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// FusedConvReluFunction's forward and backward through the CPU or CUDA kernels, and the call.
 #include "conv_function.hpp"
 
 #include "conv_backends.hpp"

@@ -1,3 +1,4 @@
+// Parsing fused_conv_relu's attributes and checking its tensors, with the output shape they give.
 #include "conv_geometry.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// FusedConvReluOp: forward, its conv2d-then-relu reference, check-op's cases, and its registration.
 #include "fused_conv_relu_op.hpp"
 
 #include <runner/errors.hpp>

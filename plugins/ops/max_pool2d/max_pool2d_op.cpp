@@ -1,3 +1,4 @@
+// MaxPool2dOp: forward, its torch::max_pool2d reference, check-op's cases, and its registration.
 #include "max_pool2d_op.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// MaxPool2dFunction's forward and backward through the CPU or CUDA kernels, and max_pool2d().
 #include "pool_function.hpp"
 
 #include "pool_backends.hpp"

@@ -1,3 +1,4 @@
+// Parsing max_pool2d's attributes and checking its input, with the output shape they give.
 #include "pool_geometry.hpp"
 
 #include <limits>

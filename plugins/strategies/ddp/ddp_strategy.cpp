@@ -1,3 +1,4 @@
+// DdpStrategy: setup, buffer sync, bucketed reduction on the last micro-batch, and sharding.
 #include "ddp_strategy.hpp"
 
 #include <runner/strategies/data_parallel.hpp>

@@ -1,3 +1,4 @@
+// GradientBuckets: assigning parameters to flat buckets and all-reducing each as it fills.
 #include "gradient_buckets.hpp"
 
 namespace runner::strategies {

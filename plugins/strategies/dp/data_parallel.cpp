@@ -1,3 +1,4 @@
+// DataParallel: replicas placed, batches scattered and gathered, gradients summed into the master.
 #include "data_parallel.hpp"
 
 #include "parallel_apply.hpp"

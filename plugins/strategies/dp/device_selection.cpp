@@ -1,3 +1,4 @@
+// dp's schema, the devices its `devices` key asks for, and the CUDA devices they resolve to.
 #include "device_selection.hpp"
 
 #include <numeric>

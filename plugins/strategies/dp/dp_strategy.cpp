@@ -1,3 +1,4 @@
+// DpStrategy: skips runs the machine cannot hold, picks the devices, hands steps to DataParallel.
 #include "dp_strategy.hpp"
 
 #include "device_selection.hpp"

@@ -1,3 +1,4 @@
+// parallel_apply: one thread per device with the caller's thread state, failures rethrown after.
 #include "parallel_apply.hpp"
 
 #include <ATen/ThreadLocalState.h>

@@ -1,3 +1,4 @@
+// Replicas: twin models checked, taking the master's values, their gradients summed into it.
 #include "replicas.hpp"
 
 namespace runner::strategies {

@@ -1,3 +1,4 @@
+// scatter: a batch in chunks along dim 0, one per device; gather: the chunks joined on one device.
 #include "scatter_gather.hpp"
 
 #include <algorithm>

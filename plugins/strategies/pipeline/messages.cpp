@@ -1,3 +1,4 @@
+// Messages: a tensor sent as a header of its sizes and type then its data, and received likewise.
 #include "messages.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// cut_layers: contiguous stages balanced by layer count, or by parameters or FLOPs (minimax).
 #include "partition.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// plan_pipeline: each stage's weights, tied copies, and activations of its micro-batches in flight.
 #include "pipeline_plan.hpp"
 
 #include <runner/strategies/replica_plan.hpp>

@@ -1,3 +1,4 @@
+// PipelineStrategy: groups, tied weights, stage layers, the schedule's steps, gradients, sharding.
 #include "pipeline_strategy.hpp"
 
 #include <runner/strategies/checkpoint.hpp>

@@ -1,3 +1,4 @@
+// The GPipe and 1F1B action lists, the most micro-batches in flight, and the simulated bubble.
 #include "schedule.hpp"
 
 #include <algorithm>

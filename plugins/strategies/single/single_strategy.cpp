@@ -1,3 +1,4 @@
+// SingleStrategy: the model on its device, its optimizer, and the training step's run and evaluate.
 #include "single_strategy.hpp"
 
 namespace runner::strategies {

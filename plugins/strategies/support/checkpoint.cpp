@@ -1,3 +1,4 @@
+// checkpointed_forward: an autograd function that runs the layer again in backward, RNG restored.
 #include "runner/strategies/checkpoint.hpp"
 
 #include <runner/compat.hpp>

@@ -1,3 +1,4 @@
+// Broadcasting rank 0's parameters and buffers, and a replica's share of an epoch's samples.
 #include "runner/strategies/data_parallel.hpp"
 
 namespace runner::strategies {

@@ -1,3 +1,4 @@
+// clip_gradient_norm: squares summed in fp64 over the shards, gradients scaled down to the limit.
 #include "runner/strategies/gradient_clipping.hpp"
 
 #include <cmath>

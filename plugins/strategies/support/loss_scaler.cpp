@@ -1,3 +1,4 @@
+// LossScaler: unscaling gradients with the overflow check, growing or halving the scale, its state.
 #include "runner/strategies/loss_scaler.hpp"
 
 namespace runner::strategies {

@@ -1,3 +1,4 @@
+// split_micro_batches: consecutive row ranges of a batch, each weighted by its share of the rows.
 #include "runner/strategies/micro_batches.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// Activation bytes per sample for training and evaluation, a replica's memory, the replicated plan.
 #include "runner/strategies/replica_plan.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// ReplicaState: the pieces of a whole model, its optimizer and the loss scale, and their reload.
 #include "runner/strategies/replica_state.hpp"
 
 namespace runner::strategies {

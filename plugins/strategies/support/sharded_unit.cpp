@@ -1,3 +1,4 @@
+// ShardedUnit: the flat padded vector, gathers and releases, gradient reductions into the part.
 #include "runner/strategies/sharded_unit.hpp"
 
 #include <runner/errors.hpp>

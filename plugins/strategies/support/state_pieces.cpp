@@ -1,3 +1,4 @@
+// State pieces of a model, of SGD's and Adam's per-parameter state, and of scalars such as steps.
 #include "runner/strategies/state_pieces.hpp"
 
 #include <runner/compat.hpp>

@@ -1,3 +1,4 @@
+// TrainingStep: micro-batches under autocast, loss scaling, clipping, the optimizer step; evaluate.
 #include "runner/strategies/training_step.hpp"
 
 #include <runner/compat.hpp>

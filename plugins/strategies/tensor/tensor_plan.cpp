@@ -1,3 +1,4 @@
+// plan_tensor: a replica of the model's estimate split by the degree, plus the averaging copy.
 #include "tensor_plan.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// TensorStrategy: the split model, its groups, gradients averaged over replicas, checkpoint pieces.
 #include "tensor_strategy.hpp"
 
 #include <runner/strategies/data_parallel.hpp>

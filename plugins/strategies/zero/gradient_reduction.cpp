@@ -1,3 +1,4 @@
+// GradientReduction: starts each unit's reduction once its gradients are all in, in fixed order.
 #include "gradient_reduction.hpp"
 
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>

@@ -1,3 +1,4 @@
+// HostOptimizer: pinned host copies of the master parts, stepped between batched copies each way.
 #include "host_optimizer.hpp"
 
 namespace runner::strategies {

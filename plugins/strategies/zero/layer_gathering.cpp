@@ -1,3 +1,4 @@
+// LayerGathering: gathers, prefetches and frees each layer's units around forward and backward.
 #include "layer_gathering.hpp"
 
 #include <runner/strategies/checkpoint.hpp>

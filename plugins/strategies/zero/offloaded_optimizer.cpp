@@ -1,3 +1,4 @@
+// OffloadedOptimizer: one optimizer per master part, its state read from a file and written back.
 #include "offloaded_optimizer.hpp"
 
 #include <runner/errors.hpp>

@@ -1,3 +1,4 @@
+// plan_zero: each rank's peak by stage: model state parts, gathered layers, buckets, activations.
 #include "zero_plan.hpp"
 
 #include <runner/strategies/replica_plan.hpp>

@@ -1,3 +1,4 @@
+// ZeroStrategy: shards, buckets, layer units and optimizer set up; its steps and checkpoint state.
 #include "zero_strategy.hpp"
 
 #include <runner/strategies/data_parallel.hpp>

@@ -1,3 +1,4 @@
+// The loopback HTTP server's thread serving fixed files, and ports that refuse or never answer.
 #include "loopback_http_server.hpp"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// Tests of ddp against one process on the whole batch: micro-batches, buckets, buffers, shards.
 #include <gtest/gtest.h>
 
 #include "../ddp_strategy.hpp"

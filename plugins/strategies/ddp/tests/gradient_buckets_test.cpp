@@ -1,3 +1,4 @@
+// Tests of the gradient buckets: packing in reverse, gradients in them, zeros for unreached ones.
 #include <gtest/gtest.h>
 
 #include "../gradient_buckets.hpp"

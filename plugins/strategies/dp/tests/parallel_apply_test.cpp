@@ -1,3 +1,4 @@
+// Tests of parallel_apply: threads, how many devices work, grad modes carried, failures rethrown.
 #include "parallel_apply.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of scatter and gather: chunk sizes and order, no empty chunk, gradients back to each chunk.
 #include "scatter_gather.hpp"
 
 #include <gtest/gtest.h>

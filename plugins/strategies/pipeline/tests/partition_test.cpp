@@ -1,3 +1,4 @@
+// Tests of the cuts: by count the first stages take more, by weight or FLOPs the heaviest is light.
 #include <gtest/gtest.h>
 
 #include "../partition.hpp"

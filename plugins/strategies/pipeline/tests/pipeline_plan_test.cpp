@@ -1,3 +1,4 @@
+// Tests of pipeline's plan: stages' layers and micro-batches, pipelines, zero_stage, tied weights.
 #include <gtest/gtest.h>
 
 #include "../pipeline_plan.hpp"

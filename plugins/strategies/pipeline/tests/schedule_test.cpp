@@ -1,3 +1,4 @@
+// Tests of GPipe and 1F1B: action order, micro-batches in flight, the bubble, unknown names.
 #include <gtest/gtest.h>
 
 #include "../schedule.hpp"

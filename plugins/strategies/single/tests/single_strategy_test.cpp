@@ -1,3 +1,4 @@
+// Tests of single: one SGD step, an eval step that changes nothing, a learning rate that changes.
 #include <gtest/gtest.h>
 
 #include "single_strategy.hpp"

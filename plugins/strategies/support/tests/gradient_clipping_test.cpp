@@ -1,3 +1,4 @@
+// Tests of clipping: the norm after clipping, gradients under the limit, norms global over shards.
 #include <gtest/gtest.h>
 
 #include <runner/strategies/gradient_clipping.hpp>

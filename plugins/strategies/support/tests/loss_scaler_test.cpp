@@ -1,3 +1,4 @@
+// Tests of the loss scaler: unscaling, overflows that halve the scale, growth, overflow on a shard.
 #include <gtest/gtest.h>
 
 #include <runner/strategies/loss_scaler.hpp>

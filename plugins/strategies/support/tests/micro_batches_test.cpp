@@ -1,3 +1,4 @@
+// Tests of the micro-batch split: equal weighted pieces, uneven rows, no empty piece, one piece.
 #include <gtest/gtest.h>
 
 #include <runner/strategies/micro_batches.hpp>

@@ -1,3 +1,4 @@
+// Tests of a sharded unit: equal padded parts, stage 3's free and gather, gradients' mean parts.
 #include <gtest/gtest.h>
 
 #include <runner/strategies/sharded_unit.hpp>

@@ -1,3 +1,4 @@
+// Tests of zero's plan: model state per parameter by stage, equal ranks, buffers, offloaded state.
 #include <gtest/gtest.h>
 
 #include "../zero_plan.hpp"
