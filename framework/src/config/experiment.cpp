@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/overrides.hpp"
 #include "config/read_document.hpp"
@@ -35,7 +36,7 @@ std::string experiment_name(const RawConfig& raw, const Options& experiment) {
   if (!given.empty()) {
     if (!is_plain_name(given))
       fail(raw.sections.at("experiment").values.at("name").where,
-           "experiment.name = " + value_to_string(Value(given)) + " is not a plain name",
+           "experiment.name = " + quoted_value(Value(given)) + " is not a plain name",
            kNameHint);
     return given;
   }
@@ -76,8 +77,8 @@ void check_distinct_runs(const std::vector<RunConfig>& runs, const SweepSpec& sw
     for (size_t j = 0; j < i; ++j)
       if (runs[i].id == runs[j].id)
         fail(sweep.where,
-             "[sweep] makes runs " + std::to_string(j + 1) + " (" + runs[j].label + ") and " +
-                 std::to_string(i + 1) + " (" + runs[i].label + ") the same",
+             "[sweep] makes runs " + std::to_string(j + 1) + " (" + clipped(runs[j].label) +
+                 ") and " + std::to_string(i + 1) + " (" + clipped(runs[i].label) + ") the same",
              "remove the repeated values from the sweep lists");
 }
 

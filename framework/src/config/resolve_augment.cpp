@@ -1,5 +1,6 @@
 #include "config/resolve_augment.hpp"
 
+#include "common/clipped_text.hpp"
 #include "config/augment_checks.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
@@ -45,7 +46,8 @@ std::string transform_name(const RawSection& table, const std::string& section) 
       std::get<std::string>(checked_value(it->second, section + ".name", *schema.find("name")));
   if (!augment_schema(name))
     fail(it->second.where,
-         "unknown transform '" + name + "' in " + section + suggestion(name, augment_names()),
+         "unknown transform '" + clipped(name) + "' in " + section +
+             suggestion(name, augment_names()),
          "known transforms: " + joined(augment_names()));
   return name;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/key_help.hpp"
 #include "config/sections.hpp"
@@ -52,7 +53,7 @@ void check_choice(const std::string& text, const std::string& element, const Raw
                   const KeySpec& spec) {
   if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return;
   fail(raw.where,
-       element + " = " + value_to_string(Value(text)) + " is not one of " +
+       element + " = " + quoted_value(Value(text)) + " is not one of " +
            joined(spec.choices) + suggestion(text, spec.choices),
        "choices: " + joined(spec.choices));
 }
@@ -90,7 +91,7 @@ Options validate_section(const std::string& section, const RawSection& raw, cons
     const std::string dotted = section + "." + key;
     const KeySpec* spec = schema.find(key);
     if (!spec)
-      fail(value.where, "unknown key " + dotted + suggestion(key, known),
+      fail(value.where, "unknown key " + section + "." + clipped(key) + suggestion(key, known),
            "known keys: " + joined(known));
     options.set(key, checked_value(value, dotted, *spec));
   }
