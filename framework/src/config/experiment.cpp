@@ -3,14 +3,11 @@
 #include "config/experiment.hpp"
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
+#include "config/experiment_file.hpp"
 #include "config/overrides.hpp"
 #include "config/read_document.hpp"
 #include "config/resolve_run.hpp"
@@ -95,22 +92,6 @@ RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point,
   return run;
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error))
-    fail(path,
-         std::filesystem::exists(path, error) ? "the experiment file is not a regular file"
-                                              : "the experiment file does not exist",
-         "give the path of a .toml file");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in)
-    fail(path, std::string("cannot read the experiment file: ") + std::strerror(errno),
-         "check its permissions");
-  return text.str();
-}
-
 }  // namespace
 
 Experiment parse_experiment(const std::string& text, const std::string& name,
@@ -137,7 +118,7 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides,
                            const SchemaSource& schemas) {
-  return parse_experiment(read_file(path), path, overrides, schemas);
+  return parse_experiment(read_experiment_file(path), path, overrides, schemas);
 }
 
 }  // namespace runner::config
