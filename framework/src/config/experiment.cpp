@@ -79,9 +79,10 @@ void check_distinct_runs(const std::vector<RunConfig>& runs, const SweepSpec& sw
              "remove the repeated values from the sweep lists");
 }
 
-RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point,
+// `number` counts the sweep's points from 1.
+RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point, size_t number,
                  const SchemaSource& schemas) {
-  RunConfig run = resolve_run(sections_at(raw, point), raw.file, schemas);
+  RunConfig run = resolve_run(sections_at(raw, point, number), raw.file, schemas);
   for (size_t i = 0; i < point.size(); ++i) {
     const SweepAxis& axis = raw.sweep.axes[i];
     run.sweep_point.emplace_back(axis.key, is_section_axis(axis)
@@ -104,7 +105,7 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
   experiment.file = name;
   for (const auto& axis : raw.sweep.axes) experiment.swept_keys.push_back(axis.key);
   for (const auto& point : sweep_points(raw.sweep))
-    experiment.runs.push_back(run_at(raw, point, schemas));
+    experiment.runs.push_back(run_at(raw, point, experiment.runs.size() + 1, schemas));
 
   experiment.name = experiment_name(raw, experiment.runs.front().experiment);
   for (auto& run : experiment.runs) {

@@ -67,6 +67,20 @@ void check_choices(const Value& value, const RawValue& raw, const std::string& d
       check_choice((*ss)[i], dotted + "[" + std::to_string(i) + "]", raw, spec);
 }
 
+// A key inherited from its section by a sweep point names the point, and how to give the key
+// to only the points that take it.
+[[noreturn]] void unknown_key(const std::string& section, const std::string& key,
+                              const RawValue& value, const std::vector<std::string>& known) {
+  std::string what = "unknown key " + section + "." + clipped(key);
+  std::string hint = "known keys: " + joined(known);
+  if (!value.inherited_by.empty()) {
+    what += ", inherited from " + header(section) + " by " + value.inherited_by;
+    hint += "; to give a key to some sweep points only, sweep the section whole: \"" + section +
+            "\" = [{name = \"a\", key = 1}, {name = \"b\"}]";
+  }
+  fail(value.where, what + suggestion(key, known), hint);
+}
+
 bool contains(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
@@ -90,9 +104,7 @@ Options validate_section(const std::string& section, const RawSection& raw, cons
     if (contains(handled_keys, key)) continue;
     const std::string dotted = section + "." + key;
     const KeySpec* spec = schema.find(key);
-    if (!spec)
-      fail(value.where, "unknown key " + section + "." + clipped(key) + suggestion(key, known),
-           "known keys: " + joined(known));
+    if (!spec) unknown_key(section, key, value, known);
     options.set(key, checked_value(value, dotted, *spec));
   }
   for (const auto& spec : schema.keys()) {
