@@ -5,22 +5,22 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
+#include "config/experiment_file.hpp"
 #include "config/nesting.hpp"
 #include "plugin_host/plugin_path.hpp"
 
 namespace runner::cli {
 namespace {
 
-// Best effort: a file that does not parse yields nothing here and its error comes later,
-// from the validation that names the line.
+// A path that is no regular file of a sane size is refused here, before anything opens it
+// (a FIFO blocks the open). Past that, best effort: a file that does not parse yields nothing
+// here and its error comes later, from the validation that names the line.
 std::vector<std::string> experiment_plugin_path(const std::string& file) {
   std::vector<std::string> folders;
   if (file.empty()) return folders;
+  const std::string content = config::read_experiment_file(file);
   try {
-    std::ifstream in(file);
-    const std::string content(std::istreambuf_iterator<char>(in), {});
     if (config::find_too_deep(content)) return folders;  // refused, with its line, later
     toml::table table = toml::parse(content, file);
     if (auto* list = table["experiment"]["plugin_path"].as_array())

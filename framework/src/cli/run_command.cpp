@@ -1,4 +1,5 @@
-// `runner run`: loads the plugins and the experiment, --nproc, then a dry run or the sweep.
+// `runner <experiment.toml>`: loads the plugins and the experiment, --nproc, then a dry run or
+// the sweep.
 #include "cli/run_command.hpp"
 
 #include <fmt/format.h>

@@ -32,6 +32,11 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   size_t best_distance = std::numeric_limits<size_t>::max();
   std::string best;
   for (const auto& candidate : known) {
+    // Each edit changes the length by one at most: a word far longer or shorter than the
+    // candidate needs no table (a megabyte-long word would take seconds and gigabytes).
+    const size_t length_gap = word.size() > candidate.size() ? word.size() - candidate.size()
+                                                             : candidate.size() - word.size();
+    if (length_gap > allowed) continue;
     size_t d = edit_distance(word, candidate);
     if (d < best_distance) {
       best_distance = d;

@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include "runner/options.hpp"
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ std::string file_start(const std::string& file);
 
 // "a, b, c", or "(none)" when empty.
 std::string joined(const std::vector<std::string>& items);
+
+// The value as TOML writes it, clipped to a few hundred characters for a message.
+std::string quoted_value(const Value& value);
 
 // "; did you mean 'x'?" when one of `known` is close to `word`, else "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& known);

@@ -3,13 +3,11 @@
 #include "config/experiment.hpp"
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
+#include "config/experiment_file.hpp"
 #include "config/overrides.hpp"
 #include "config/read_document.hpp"
 #include "config/resolve_run.hpp"
@@ -35,7 +33,7 @@ std::string experiment_name(const RawConfig& raw, const Options& experiment) {
   if (!given.empty()) {
     if (!is_plain_name(given))
       fail(raw.sections.at("experiment").values.at("name").where,
-           "experiment.name = " + value_to_string(Value(given)) + " is not a plain name",
+           "experiment.name = " + quoted_value(Value(given)) + " is not a plain name",
            kNameHint);
     return given;
   }
@@ -76,14 +74,15 @@ void check_distinct_runs(const std::vector<RunConfig>& runs, const SweepSpec& sw
     for (size_t j = 0; j < i; ++j)
       if (runs[i].id == runs[j].id)
         fail(sweep.where,
-             "[sweep] makes runs " + std::to_string(j + 1) + " (" + runs[j].label + ") and " +
-                 std::to_string(i + 1) + " (" + runs[i].label + ") the same",
+             "[sweep] makes runs " + std::to_string(j + 1) + " (" + clipped(runs[j].label) +
+                 ") and " + std::to_string(i + 1) + " (" + clipped(runs[i].label) + ") the same",
              "remove the repeated values from the sweep lists");
 }
 
-RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point,
+// `number` counts the sweep's points from 1.
+RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point, size_t number,
                  const SchemaSource& schemas) {
-  RunConfig run = resolve_run(sections_at(raw, point), raw.file, schemas);
+  RunConfig run = resolve_run(sections_at(raw, point, number), raw.file, schemas);
   for (size_t i = 0; i < point.size(); ++i) {
     const SweepAxis& axis = raw.sweep.axes[i];
     run.sweep_point.emplace_back(axis.key, is_section_axis(axis)
@@ -92,22 +91,6 @@ RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point,
   }
   run.label = label_of(run.sweep_point);
   return run;
-}
-
-std::string read_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error))
-    fail(path,
-         std::filesystem::exists(path, error) ? "the experiment file is not a regular file"
-                                              : "the experiment file does not exist",
-         "give the path of a .toml file");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in)
-    fail(path, std::string("cannot read the experiment file: ") + std::strerror(errno),
-         "check its permissions");
-  return text.str();
 }
 
 }  // namespace
@@ -122,7 +105,7 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
   experiment.file = name;
   for (const auto& axis : raw.sweep.axes) experiment.swept_keys.push_back(axis.key);
   for (const auto& point : sweep_points(raw.sweep))
-    experiment.runs.push_back(run_at(raw, point, schemas));
+    experiment.runs.push_back(run_at(raw, point, experiment.runs.size() + 1, schemas));
 
   experiment.name = experiment_name(raw, experiment.runs.front().experiment);
   for (auto& run : experiment.runs) {
@@ -136,7 +119,7 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides,
                            const SchemaSource& schemas) {
-  return parse_experiment(read_file(path), path, overrides, schemas);
+  return parse_experiment(read_experiment_file(path), path, overrides, schemas);
 }
 
 }  // namespace runner::config

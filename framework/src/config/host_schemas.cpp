@@ -31,7 +31,9 @@ const Schema& train_schema() {
     s.integer("test_batch_size", 1000, "Samples per evaluation step", 1);
     s.text("device", "cpu", "Where to train; auto: cuda when available, else cpu",
            {"cpu", "cuda", "auto"});
-    s.integer("threads", 0, "Intra-op CPU threads per rank; 0: the number of cores", 0);
+    // The ceiling is far above any machine's cores: it only stops a typo (100000) from
+    // starting so many threads that the process hangs.
+    s.integer("threads", 0, "Intra-op CPU threads per rank; 0: the number of cores", 0, 1024);
     s.text("precision", "fp32",
            "Arithmetic of forward and loss: fp32, or bf16 / fp16 autocast (matmuls and "
            "convolutions in 16 bits) with fp32 master weights; fp16 only on CUDA, with dynamic "

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/nesting.hpp"
 #include "config/sections.hpp"
@@ -25,12 +26,13 @@ DottedKey override_key(const std::string& key_text, const std::string& where) {
     fail(where, "augmentation lists cannot be set with --set",
          "edit the [[dataset.augment]] tables in the file");
   std::optional<DottedKey> key = split_dotted_key(key_text);
-  if (!key) fail(where, "'" + key_text + "' is not a dotted key section.key", kOverrideHint);
+  if (!key)
+    fail(where, "'" + clipped(key_text) + "' is not a dotted key section.key", kOverrideHint);
   if (key->section == "sweep")
     fail(where, "[sweep] cannot be changed with --set", "edit the sweep in the file");
   if (!is_settings_section(key->section)) {
     const std::string first = key_text.substr(0, key_text.find('.'));
-    fail(where, "unknown section " + header(first) + suggestion(first, known_sections()),
+    fail(where, "unknown section " + header(clipped(first)) + suggestion(first, known_sections()),
          "known sections: " + joined(known_sections()));
   }
   return *key;
@@ -66,7 +68,7 @@ void check_not_swept(const DottedKey& key, const SweepSpec& sweep, const std::st
 
 void apply_overrides(RawConfig& raw, const std::vector<std::string>& overrides) {
   for (const auto& text : overrides) {
-    const std::string where = "--set " + text;
+    const std::string where = "--set " + clipped(text);
     const size_t equals = text.find('=');
     if (equals == std::string::npos) fail(where, "expected key=value", kOverrideHint);
     const DottedKey key = override_key(trimmed(text.substr(0, equals)), where);

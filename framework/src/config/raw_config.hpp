@@ -16,6 +16,9 @@ struct RawValue {
   std::shared_ptr<const toml::node> node;  // shares ownership of the document it lives in
   std::string where;                       // "file:line:column" of its key, or "--set key=value"
   bool raw_text = false;                   // a --set value that is not TOML, kept as a string
+  // "sweep point 2 (strategy=single)" when a sweep point that picks its own component or table
+  // for this value's section keeps this value of the section's: the point may lack the key.
+  std::string inherited_by;
 };
 
 struct RawSection {

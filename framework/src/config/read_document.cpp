@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/nesting.hpp"
 #include "config/sections.hpp"
@@ -40,7 +41,7 @@ void read_ops(const std::shared_ptr<const toml::table>& document, const toml::ta
 [[noreturn]] void unknown_section(const toml::key& key, const std::string& file) {
   const std::string name(key.str());
   fail(position(file, key.source().begin),
-       "unknown section " + header(name) + suggestion(name, known_sections()),
+       "unknown section " + header(clipped(name)) + suggestion(name, known_sections()),
        "known sections: " + joined(known_sections()));
 }
 

@@ -1,6 +1,7 @@
 // Resolving each [[dataset.augment]] table against its transform's schema and extra checks.
 #include "config/resolve_augment.hpp"
 
+#include "common/clipped_text.hpp"
 #include "config/augment_checks.hpp"
 #include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
@@ -46,7 +47,8 @@ std::string transform_name(const RawSection& table, const std::string& section) 
       std::get<std::string>(checked_value(it->second, section + ".name", *schema.find("name")));
   if (!augment_schema(name))
     fail(it->second.where,
-         "unknown transform '" + name + "' in " + section + suggestion(name, augment_names()),
+         "unknown transform '" + clipped(name) + "' in " + section +
+             suggestion(name, augment_names()),
          "known transforms: " + joined(augment_names()));
   return name;
 }

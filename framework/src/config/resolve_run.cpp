@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/resolve_augment.hpp"
 #include "config/sections.hpp"
@@ -40,7 +41,8 @@ const Schema& component_schema(Kind kind, const std::string& name, const std::st
   if (const Schema* schema = schemas.schema(kind, name)) return *schema;
   const std::vector<std::string> names = schemas.names(kind);
   fail(where,
-       std::string("unknown ") + kind_name(kind) + " '" + name + "'" + suggestion(name, names),
+       std::string("unknown ") + kind_name(kind) + " '" + clipped(name) + "'" +
+           suggestion(name, names),
        known_components_hint(kind, names) + "; a " + kind_name(kind) +
            " of a plugin not installed here: add its folder with --plugin-path DIR or "
            "RUNNER_PLUGIN_PATH");

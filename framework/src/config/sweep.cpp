@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/experiment.hpp"
 #include "config/host_schemas.hpp"
@@ -179,6 +180,47 @@ std::vector<std::vector<size_t>> zip_points(const SweepSpec& sweep) {
   return points;
 }
 
+// A value as a run's label shows it: a string without its quotes.
+std::string node_text(const toml::node& node) {
+  if (const auto* s = node.as_string()) return s->get();
+  std::ostringstream out;
+  node.visit([&out](const auto& n) { out << n; });
+  return out.str();
+}
+
+// The section whose component or table an axis picks: "strategy" for strategy = [{...}] and
+// for "strategy.name" = [...]; "" for an axis of another key.
+std::string picking_section(const SweepAxis& axis) {
+  if (is_section_axis(axis)) return axis.key;
+  std::optional<DottedKey> key = split_dotted_key(axis.key);
+  return key && key->key == "name" ? key->section : "";
+}
+
+// The axis's part of a run's label: "strategy=zero(stage=2)", "strategy.name=single".
+std::string axis_setting(const SweepAxis& axis, const RawValue& value) {
+  return axis.key + "=" +
+         (is_section_axis(axis) ? section_value_text(value) : node_text(*value.node));
+}
+
+// A value the file gives a section keeps its place in a point that picks another component
+// or table for that section; should that component lack the key, the place alone would point
+// at a [strategy] that is valid as written.
+void mark_inherited(const RawConfig& raw, const std::vector<size_t>& point, size_t number,
+                    RawSections& sections) {
+  for (size_t i = 0; i < point.size(); ++i) {
+    const SweepAxis& axis = raw.sweep.axes[i];
+    auto given = raw.sections.find(picking_section(axis));
+    if (given == raw.sections.end()) continue;
+    const std::string point_name = "sweep point " + std::to_string(number) + " (" +
+                                   clipped(axis_setting(axis, axis.values[point[i]])) + ")";
+    for (auto& [key, value] : sections[given->first].values) {
+      auto kept = given->second.values.find(key);
+      if (kept != given->second.values.end() && kept->second.node == value.node)
+        value.inherited_by = point_name;
+    }
+  }
+}
+
 }  // namespace
 
 SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const toml::table& sweep,
@@ -212,24 +254,18 @@ bool section_axis_sets(const SweepAxis& axis, const std::string& key) {
 
 std::string section_value_text(const RawValue& value) {
   const toml::table& table = *value.node->as_table();
-  auto text_of = [](const toml::node& node) {
-    if (const auto* s = node.as_string()) return s->get();
-    std::ostringstream out;
-    node.visit([&out](const auto& n) { out << n; });
-    return out.str();
-  };
   std::string name, rest;
   for (const auto& [key, node] : table) {
     if (key.str() == "name")
-      name = text_of(node);
+      name = node_text(node);
     else
-      rest += (rest.empty() ? "" : ", ") + std::string(key.str()) + "=" + text_of(node);
+      rest += (rest.empty() ? "" : ", ") + std::string(key.str()) + "=" + node_text(node);
   }
   if (name.empty()) return rest;
   return rest.empty() ? name : name + "(" + rest + ")";
 }
 
-RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point) {
+RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point, size_t number) {
   RawSections sections = raw.sections;
   for (size_t i = 0; i < point.size(); ++i) {
     const SweepAxis& axis = raw.sweep.axes[i];
@@ -247,6 +283,7 @@ RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point) 
     if (section.where.empty()) section.where = file_start(raw.file);
     section.values[key.key] = axis.values[point[i]];
   }
+  mark_inherited(raw, point, number, sections);
   return sections;
 }
 

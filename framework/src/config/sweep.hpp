@@ -26,7 +26,8 @@ std::string section_value_text(const RawValue& value);
 // One entry per run: the index into each axis's values. One empty point without a sweep.
 std::vector<std::vector<size_t>> sweep_points(const SweepSpec& sweep);
 
-// The sections of one run: those of `raw` with the values of `point` substituted.
-RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point);
+// The sections of one run: those of `raw` with the values of `point` substituted. `number`
+// counts the points from 1; the values a point inherits from a section it sweeps name it.
+RawSections sections_at(const RawConfig& raw, const std::vector<size_t>& point, size_t number);
 
 }  // namespace runner::config

@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/key_help.hpp"
 
@@ -72,7 +73,8 @@ std::optional<Value> convert(const toml::node& node, KeyType type) {
 }
 
 std::string given_text(const RawValue& raw) {
-  if (raw.raw_text) return "'" + raw.node->as_string()->get() + "', which is not a TOML value";
+  if (raw.raw_text)
+    return "'" + clipped(raw.node->as_string()->get()) + "', which is not a TOML value";
   return describe_node(*raw.node);
 }
 
@@ -92,11 +94,12 @@ std::string describe_node(const toml::node& node) {
     return std::string("bool ") + (v->get() ? "true" : "false");
   if (const auto* v = node.as_integer()) return "integer " + std::to_string(v->get());
   if (const auto* v = node.as_floating_point()) return "float " + value_to_string(Value(v->get()));
-  if (const auto* v = node.as_string()) return "string " + value_to_string(Value(v->get()));
+  if (const auto* v = node.as_string()) return "string " + quoted_value(Value(v->get()));
   if (node.is_table()) return "a table";
   std::ostringstream text;
   if (const auto* array = node.as_array()) {
-    text << "array " << *array;
+    text << *array;
+    return "array " + clipped(text.str());
   } else {
     text << "date/time ";
     node.visit([&](const auto& value) { text << value; });

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/clipped_text.hpp"
 #include "config/error_text.hpp"
 #include "config/key_help.hpp"
 #include "config/sections.hpp"
@@ -53,7 +54,7 @@ void check_choice(const std::string& text, const std::string& element, const Raw
                   const KeySpec& spec) {
   if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return;
   fail(raw.where,
-       element + " = " + value_to_string(Value(text)) + " is not one of " +
+       element + " = " + quoted_value(Value(text)) + " is not one of " +
            joined(spec.choices) + suggestion(text, spec.choices),
        "choices: " + joined(spec.choices));
 }
@@ -65,6 +66,20 @@ void check_choices(const Value& value, const RawValue& raw, const std::string& d
   if (const auto* ss = std::get_if<std::vector<std::string>>(&value))
     for (size_t i = 0; i < ss->size(); ++i)
       check_choice((*ss)[i], dotted + "[" + std::to_string(i) + "]", raw, spec);
+}
+
+// A key inherited from its section by a sweep point names the point, and how to give the key
+// to only the points that take it.
+[[noreturn]] void unknown_key(const std::string& section, const std::string& key,
+                              const RawValue& value, const std::vector<std::string>& known) {
+  std::string what = "unknown key " + section + "." + clipped(key);
+  std::string hint = "known keys: " + joined(known);
+  if (!value.inherited_by.empty()) {
+    what += ", inherited from " + header(section) + " by " + value.inherited_by;
+    hint += "; to give a key to some sweep points only, sweep the section whole: \"" + section +
+            "\" = [{name = \"a\", key = 1}, {name = \"b\"}]";
+  }
+  fail(value.where, what + suggestion(key, known), hint);
 }
 
 bool contains(const std::vector<std::string>& items, const std::string& item) {
@@ -90,9 +105,7 @@ Options validate_section(const std::string& section, const RawSection& raw, cons
     if (contains(handled_keys, key)) continue;
     const std::string dotted = section + "." + key;
     const KeySpec* spec = schema.find(key);
-    if (!spec)
-      fail(value.where, "unknown key " + dotted + suggestion(key, known),
-           "known keys: " + joined(known));
+    if (!spec) unknown_key(section, key, value, known);
     options.set(key, checked_value(value, dotted, *spec));
   }
   for (const auto& spec : schema.keys()) {

@@ -72,6 +72,7 @@ TEST(HostSchemas, DefaultsAndChoicesAreTheDocumentedOnes) {
   EXPECT_EQ(schedule_schema().find("name")->choices,
             (std::vector<std::string>{"constant", "step", "cosine", "one_cycle"}));
   EXPECT_EQ(*schedule_schema().find("pct_start")->max, 1.0);
+  EXPECT_EQ(train_schema().find("threads")->max, 1024.0);
 }
 
 }  // namespace

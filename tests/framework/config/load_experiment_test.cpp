@@ -1,9 +1,16 @@
 // load_experiment(): the same as parse_experiment, from a file on disk.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
+#include "config/experiment_file.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {
@@ -70,7 +77,57 @@ TEST_F(LoadExperiment, AFolderIsNotAnExperimentFile) {
     load_experiment(dir_.string(), {}, schemas_);
     ADD_FAILURE() << "no error for a folder";
   } catch (const ConfigError& e) {
-    EXPECT_TRUE(Contains(e.what(), dir_.string() + ": the experiment file is not a regular file"));
+    EXPECT_EQ(std::string(e.what()), dir_.string() + ": is a folder, not a file");
+  }
+}
+
+// The error of loading `path`, which must come well under a second. A FIFO once blocked the
+// open forever: should the load block, a writer opens the FIFO and closes it, which ends the
+// read, so that the test fails instead of hanging.
+std::string quick_error(const std::string& path, const SchemaSource& schemas) {
+  auto load = std::async(std::launch::async, [&] {
+    try {
+      load_experiment(path, {}, schemas);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  if (load.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout) {
+    ADD_FAILURE() << "loading " << path << " took over half a second";
+    ::close(::open(path.c_str(), O_WRONLY | O_NONBLOCK));
+  }
+  return load.get();
+}
+
+TEST_F(LoadExperiment, AFifoIsRefusedWithoutOpeningIt) {
+  const std::string path = (dir_ / "fifo.toml").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_EQ(quick_error(path, schemas_), path + ": is a FIFO, not a file");
+}
+
+TEST_F(LoadExperiment, ADeviceIsRefusedWithoutReadingIt) {
+  EXPECT_EQ(quick_error("/dev/zero", schemas_), "/dev/zero: is a character device, not a file");
+}
+
+TEST_F(LoadExperiment, AFileOverTheSizeLimitIsRefusedBeforeItIsRead) {
+  const std::string path = write("huge.toml", "");
+  fs::resize_file(path, kMaxExperimentFileBytes + 1);  // sparse: no disk is written
+  EXPECT_EQ(quick_error(path, schemas_),
+            path + ": is " + std::to_string(kMaxExperimentFileBytes + 1) +
+                " bytes, more than the " + std::to_string(kMaxExperimentFileBytes) +
+                " an experiment file may have");
+}
+
+TEST_F(LoadExperiment, AFileAtTheSizeLimitIsRead) {
+  const std::string path = write("zeros.toml", "");
+  fs::resize_file(path, kMaxExperimentFileBytes);
+  try {
+    load_experiment(path, {}, schemas_);
+    ADD_FAILURE() << "no error for a file of zero bytes";
+  } catch (const ConfigError& e) {
+    // Read, and refused by the TOML parser at its first byte.
+    EXPECT_TRUE(Contains(e.what(), path + ":1:1: "));
   }
 }
 

@@ -203,6 +203,32 @@ TEST(ConfigSweep, ASectionSweptWholeTakesTablesAndValidatesEachRun) {
   EXPECT_TRUE(Contains(whole_experiment.what(), "[sweep] experiment cannot be swept whole"));
 }
 
+// A key of [strategy] that one swept strategy lacks fails that point only: its error names the
+// point and where the key came from, as the key's place alone points at a valid [strategy].
+TEST(ConfigSweep, AKeyInheritedFromTheSectionNamesTheSweepPoint) {
+  const std::string strategy = kMinimal + "[strategy]\nname = \"ddp\"\nbackend = \"gloo\"\n";
+  ConfigError whole = parse_error(
+      strategy + "[sweep]\nstrategy = [{name = \"ddp\"}, {name = \"single\"}]\n");
+  EXPECT_TRUE(Contains(whole.what(),
+                       "exp.toml:8:1: unknown key strategy.backend, inherited from [strategy] "
+                       "by sweep point 2 (strategy=single)"));
+  EXPECT_TRUE(Contains(whole.hint(), "known keys: name; "));
+
+  ConfigError by_name =
+      parse_error(strategy + "[sweep]\n\"strategy.name\" = [\"ddp\", \"single\"]\n");
+  EXPECT_TRUE(Contains(by_name.what(),
+                       "exp.toml:8:1: unknown key strategy.backend, inherited from [strategy] "
+                       "by sweep point 2 (strategy.name=single)"));
+
+  // The product varies the first key slowest: "single" (index 1 of the strategies) with the
+  // first of the 2 epochs (index 0) is point 1 * 2 + 0, counted from 1.
+  ConfigError product = parse_error(strategy +
+                                    "[sweep]\n\"strategy.name\" = [\"ddp\", \"single\"]\n"
+                                    "\"train.epochs\" = [1, 2]\n");
+  EXPECT_TRUE(Contains(product.what(), "by sweep point " + std::to_string(1 * 2 + 0 + 1) +
+                                           " (strategy.name=single)"));
+}
+
 TEST(ConfigSweep, ASetOfAKeyThatASweptTableSetsConflicts) {
   const std::string file = kMinimal + "[sweep]\nstrategy = [{name = \"pipeline\", stages = 2}]\n";
   ConfigError e = parse_error(file, {"strategy.stages=3"});

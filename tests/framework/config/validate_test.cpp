@@ -95,6 +95,22 @@ TEST(ConfigValidate, OutOfRangeNamesTheValueAndTheAllowedRange) {
                        "optimizer.lr = nan is out of range"));
 }
 
+// Without a ceiling, train.threads = 100000 started tens of thousands of threads and hung.
+TEST(ConfigValidate, TrainThreadsHasACeiling) {
+  const KeySpec& threads = *train_schema().find("threads");
+  ASSERT_TRUE(threads.max.has_value());
+  const int64_t ceiling = static_cast<int64_t>(*threads.max);
+  EXPECT_EQ(parse(kMinimal, {"train.threads=" + std::to_string(ceiling)})
+                .runs.front()
+                .train.get_int("threads"),
+            ceiling);
+  const std::string above = std::to_string(ceiling + 1);
+  ConfigError e = parse_error(kMinimal, {"train.threads=" + above});
+  EXPECT_TRUE(Contains(e.what(), "train.threads = " + above +
+                                     " is out of range: it must be between 0 and " +
+                                     std::to_string(ceiling)));
+}
+
 // A key without a maximum took inf, and training then failed on a NaN loss.
 TEST(ConfigValidate, AnInfinityIsRefusedWhereverItFallsInTheRange) {
   EXPECT_TRUE(Contains(parse_error(kMinimal + "[optimizer]\nlr = inf\n").what(),
