@@ -2,6 +2,7 @@
 // key and what would be right.
 #include <gtest/gtest.h>
 
+#include "config/host_schemas.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {
