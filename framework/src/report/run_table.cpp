@@ -19,6 +19,11 @@ struct ColumnSource {
   std::function<Cell(const RunRecord&)> cell;
 };
 
+// "killed?" for a run left running by a writer that is gone: no end was ever recorded.
+std::string status_text(const RunRecord& run) {
+  return run.abandoned ? "killed?" : results::status_name(run.status);
+}
+
 template <typename Number>
 Cell cell_of(const std::optional<Number>& value) {
   if (!value) return std::monostate{};
@@ -71,7 +76,7 @@ ColumnSource sweep_source(const std::string& key, const std::string& title) {
 std::vector<ColumnSource> measured_sources() {
   return {
       {{"status", "status", Unit::text},
-       [](const RunRecord& run) { return Cell(std::string(results::status_name(run.status))); }},
+       [](const RunRecord& run) { return Cell(status_text(run)); }},
       {{"epochs", "epochs", Unit::count},
        [](const RunRecord& run) {
          return Cell(run.summary ? run.summary->epochs_completed
@@ -84,7 +89,8 @@ std::vector<ColumnSource> measured_sources() {
       measured("compute_s", "compute", Unit::seconds, compute_s),
       measured("forward_s", "forward", Unit::seconds, forward_s),
       measured("backward_s", "backward", Unit::seconds, backward_s),
-      {{"world_size", "ranks", Unit::count}, [](const RunRecord& run) { return Cell(world_size(run)); }},
+      {{"world_size", "ranks", Unit::count},
+       [](const RunRecord& run) { return Cell(world_size(run)); }},
       measured("local_batch", "local batch", Unit::count, local_batch),
       measured("global_batch", "global batch", Unit::count, global_batch),
       measured("communication_s", "comm", Unit::seconds, communication_s),
@@ -99,7 +105,8 @@ std::vector<ColumnSource> measured_sources() {
       measured("mfu", "MFU", Unit::fraction, mfu),
       measured("test_accuracy", "test acc", Unit::fraction, test_accuracy),
       measured("test_perplexity", "test ppl", Unit::number, test_perplexity),
-      {{"note", "note", Unit::text}, [](const RunRecord& run) {
+      {{"note", "note", Unit::text},
+       [](const RunRecord& run) {
          const std::string note = note_of(run);
          return note.empty() ? Cell() : Cell(note);
        }},

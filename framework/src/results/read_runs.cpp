@@ -1,6 +1,7 @@
 // read_runs: every run group of a results file, in the order the runs began.
 #include "results/read_runs.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "results/groups.hpp"
 #include "results/read_in_a_child.hpp"
 #include "results/run_group.hpp"
+#include "results/writer_lock.hpp"
 
 namespace runner::results {
 
@@ -46,7 +48,12 @@ std::vector<RunRecord> read_runs_here(const std::string& path) {
 
 std::vector<RunRecord> read_runs(const std::string& path) {
   detail::read_first_in_a_child(path, [&] { read_runs_here(path); });
-  return read_runs_here(path);
+  std::vector<RunRecord> runs = read_runs_here(path);
+  const bool running = std::any_of(runs.begin(), runs.end(),
+                                   [](const RunRecord& r) { return r.status == Status::running; });
+  if (running && !being_written(path))
+    for (RunRecord& run : runs) run.abandoned = run.status == Status::running;
+  return runs;
 }
 
 }  // namespace runner::results

@@ -146,6 +146,9 @@ struct RunRecord {
   // What of this run could not be read, and why; empty when intact. Only a writer killed in
   // the middle of a write (not between two calls) can leave a run damaged.
   std::string damage;
+  // Its status is running, but no process writes the file: its writer died without recording
+  // an end (killed by SIGKILL, or the machine went down).
+  bool abandoned = false;
 };
 
 }  // namespace runner::results

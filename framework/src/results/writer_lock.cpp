@@ -113,3 +113,21 @@ std::shared_ptr<const WriterLock> lock_for_writing(const std::string& results_pa
 }
 
 }  // namespace runner::results::detail
+
+namespace runner::results {
+
+bool being_written(const std::string& results_path) {
+  using namespace detail;
+  const std::string lock_path = lock_file_path(results_path);
+  HeldLocks& locks = held_locks();
+  const std::lock_guard<std::mutex> guard(locks.mutex);
+  // Never a second descriptor here: closing it would drop this process's own emulated flock.
+  if (lock_held_here(locks, lock_path)) return true;
+  const int descriptor = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (descriptor < 0) return errno != ENOENT;  // no lock file: no writer since locks began
+  const bool held = flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(descriptor);
+  return held;
+}
+
+}  // namespace runner::results

@@ -32,3 +32,11 @@ class WriterLock;
 std::shared_ptr<const WriterLock> lock_for_writing(const std::string& results_path);
 
 }  // namespace runner::results::detail
+
+namespace runner::results {
+
+// Whether a process (this one included) holds the writers' lock of `results_path` now. A file
+// whose lock file cannot be read counts as written: only a lock seen free proves no writer.
+bool being_written(const std::string& results_path);
+
+}  // namespace runner::results

@@ -1,6 +1,8 @@
 // runner's own lock on a results file: a second writer, in another process, is refused before
 // it opens the file, whatever HDF5_USE_FILE_LOCKING says; readers read meanwhile. The writers
 // are forked children, so each is a process of its own with its own environment.
+#include "results/writer_lock.hpp"
+
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <poll.h>
@@ -173,6 +175,7 @@ TEST_P(WithHdf5Locking, ASecondWriterIsRefusedAndEveryRunSurvives) {
   ASSERT_EQ(meanwhile.size(), 2u);
   EXPECT_EQ(meanwhile[1].status, Status::running);
   EXPECT_EQ(meanwhile[1].epochs.size(), 1u);
+  EXPECT_FALSE(meanwhile[1].abandoned) << "its writer is alive";
 
   go.send("go");
   EXPECT_EQ(exit_code_of(first), kOpened) << "the first writer failed to finish";
@@ -185,6 +188,28 @@ TEST_P(WithHdf5Locking, ASecondWriterIsRefusedAndEveryRunSurvives) {
   EXPECT_EQ(runs[1].status, Status::completed);
   EXPECT_EQ(runs[1].epochs.size(), 2u);
   for (const RunRecord& run : runs) EXPECT_EQ(run.damage, "") << run.group;
+}
+
+// A writer that died without recording an end leaves its run "running" in the file, and no
+// lock held: the reader sees the run abandoned. A finished run never is.
+TEST(WriterLock, ARunLeftRunningByADeadWriterIsAbandoned) {
+  ScratchFolder folder;
+  const std::string path = folder.file("r.h5");
+  write_completed_run(path, "earlier");
+  const pid_t killed = fork_child([&]() -> int {
+    ResultsFile::open(path)->begin_run(sample_header("killed"))->append_epoch(sample_epoch(1));
+    std::_Exit(kOpened);  // no destructor records an end, as after SIGKILL
+  });
+  EXPECT_EQ(exit_code_of(killed), kOpened);
+  EXPECT_FALSE(being_written(path));
+  const std::vector<RunRecord> runs = read_runs(path);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_FALSE(runs[0].abandoned);
+  EXPECT_EQ(runs[1].status, Status::running);
+  EXPECT_TRUE(runs[1].abandoned);
+  auto file = ResultsFile::open(path);
+  EXPECT_TRUE(being_written(path)) << "this process writes it now";
+  EXPECT_FALSE(read_runs(path)[1].abandoned);
 }
 
 // The writer here is this process; the refused one, a forked child, leaves every byte alone.
