@@ -2,6 +2,7 @@
 #include "cli/check_op_command.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
 
@@ -12,6 +13,7 @@
 #include "opcheck/check_op.hpp"
 #include "opcheck/report_text.hpp"
 #include "plugin_host/host_owned_errors.hpp"
+#include "train/interrupt.hpp"
 
 namespace runner::cli {
 namespace {
@@ -46,14 +48,36 @@ std::vector<int64_t> parse_shape(const std::string& shape) {
   }
 }
 
+// This machine's memory: an input that alone needs more cannot be allocated.
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+// Refused before anything is allocated: counted in floating point, so no product overflows.
+void check_fits_in_memory(const std::vector<int64_t>& sizes, const std::string& shape,
+                          const std::string& dtype) {
+  double elements = 1;
+  for (int64_t side : sizes) elements *= static_cast<double>(side);
+  const double bytes = elements * static_cast<double>(c10::elementSize(parse_dtype(dtype)));
+  const double memory = physical_memory_bytes();
+  if (bytes <= memory) return;
+  throw ConfigError(fmt::format("--shapes {}: {:.3g} elements of {} need {:.3g} bytes, more than "
+                                "this machine's {:.3g} bytes of memory",
+                                shape, elements, dtype, bytes, memory),
+                    "give smaller shapes");
+}
+
 // "--shapes 4x5,2x3" and repeated --shapes both work.
-std::vector<std::vector<int64_t>> parse_shapes(const std::vector<std::string>& texts) {
+std::vector<std::vector<int64_t>> parse_shapes(const std::vector<std::string>& texts,
+                                               const std::string& dtype) {
   std::vector<std::vector<int64_t>> shapes;
   for (const auto& text : texts) {
     size_t start = 0;
     while (start <= text.size()) {
       const size_t comma = std::min(text.find(',', start), text.size());
-      shapes.push_back(parse_shape(text.substr(start, comma - start)));
+      const std::string shape = text.substr(start, comma - start);
+      shapes.push_back(parse_shape(shape));
+      check_fits_in_memory(shapes.back(), shape, dtype);
       start = comma + 1;
     }
   }
@@ -80,6 +104,18 @@ torch::Device parse_device(const std::string& text) {
   return torch::Device(torch::kCUDA, 0);
 }
 
+// A SIGINT or SIGTERM ends the timing early: the report above has the calls made before it.
+int interrupted(int signal, const opcheck::CheckReport& report,
+                const opcheck::CheckSettings& settings) {
+  const int calls = report.timings.empty() ? 0 : report.timings.back().timed_calls;
+  std::cerr << fmt::format(
+                   "runner: error: check-op interrupted by signal {}: the last timing is the "
+                   "median of {} of {} calls",
+                   signal, calls, settings.repeats)
+            << std::endl;
+  return 128 + signal;
+}
+
 int check_loaded_op(const plugin_host::Registry& registry, const CheckOpOptions& options) {
   const Component& component = *registry.get(Kind::op, options.op).component;
   std::shared_ptr<Op> op =
@@ -87,13 +123,17 @@ int check_loaded_op(const plugin_host::Registry& registry, const CheckOpOptions&
   opcheck::CheckSettings settings;
   settings.dtype = parse_dtype(options.dtype);
   settings.device = parse_device(options.device);
-  settings.shapes = parse_shapes(options.shapes);
+  settings.shapes = parse_shapes(options.shapes, options.dtype);
   settings.repeats = options.repeats;
+  settings.stop_requested = [] { return train::interrupt_signal() != 0; };
   const int threads = measure::configure_threads(options.threads);
-  std::cout << fmt::format("check-op {} {} on {} ({} threads)\n", options.op, options.dtype,
-                           settings.device.str(), threads);
+  std::cout << fmt::format("check-op {} {} on {} ({} threads)", options.op, options.dtype,
+                           settings.device.str(), threads)
+            << std::endl;
+  train::install_interrupt_handlers();
   opcheck::CheckReport report = opcheck::check_op(options.op, *op, settings);
-  std::cout << opcheck::report_text(report);
+  std::cout << opcheck::report_text(report) << std::flush;
+  if (const int signal = train::interrupt_signal()) return interrupted(signal, report, settings);
   return report.passed() ? 0 : 1;
 }
 

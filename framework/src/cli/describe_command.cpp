@@ -75,9 +75,22 @@ int describe_component(const plugin_host::Registered& r) {
   return 0;
 }
 
+// `runner describe` alone: everything that can be described, one name a line.
+int list_describable(const std::vector<std::string>& plugin_path) {
+  std::cout << "the host's sections (runner describe SECTION):\n";
+  for (const auto& [section, schema] : kHostSections) std::cout << "  " << section << "\n";
+  std::cout << "the batch transforms: augment, augment/NAME\n"
+               "the plugins' components (runner describe KIND/NAME):\n";
+  plugin_host::Registry registry = load_registry(plugin_path, "");
+  for (const plugin_host::Registered* r : registry.all())
+    std::cout << "  " << kind_name(r->component->kind) << "/" << r->component->name << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path) {
+  if (what.empty()) return list_describable(plugin_path);
   for (const auto& [section, schema] : kHostSections)
     if (what == section) {
       std::cout << "[" << section << "] (runner)\n";

@@ -7,7 +7,8 @@
 
 namespace runner::cli {
 
-// `what`: KIND/NAME of a plugin, a host section (train, optimizer, ...) or augment[/NAME].
+// `what`: KIND/NAME of a plugin, a host section (train, optimizer, ...) or augment[/NAME];
+// empty: the list of all of them.
 int describe_command(const std::string& what, const std::vector<std::string>& plugin_path);
 
 }  // namespace runner::cli

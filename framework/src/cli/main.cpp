@@ -14,6 +14,8 @@
 #include "cli/plugins_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
+#include "common/clipped_text.hpp"
+#include "opcheck/check_op.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "runner/options.hpp"
 #include "runner/version.hpp"
@@ -33,9 +35,21 @@ CLI::Validator whole_number_from(int64_t least) {
       [least, expected](std::string& input) -> std::string {
         int64_t value = 0;
         if (CLI::detail::lexical_cast(input, value) && value >= least) return {};
-        return "'" + input + "' is not " + expected;
+        return "'" + runner::clipped(input) + "' is not " + expected;
       },
       "INT >= " + std::to_string(least));
+}
+
+CLI::Validator whole_number_in(int64_t least, int64_t most) {
+  const std::string expected =
+      "a whole number from " + std::to_string(least) + " to " + std::to_string(most);
+  return CLI::Validator(
+      [least, most, expected](std::string& input) -> std::string {
+        int64_t value = 0;
+        if (CLI::detail::lexical_cast(input, value) && value >= least && value <= most) return {};
+        return "'" + runner::clipped(input) + "' is not " + expected;
+      },
+      "INT in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
 }
 
 CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
@@ -50,7 +64,7 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
       ->allow_extra_args(false);
   sub->add_option("--device", check.device, "cpu or cuda (default cpu)");
   sub->add_option("--repeat", check.repeats, "timed calls of each, median reported (default 5)")
-      ->check(whole_number_from(1));
+      ->check(whole_number_in(1, runner::opcheck::kMaxRepeats));
   sub->add_option("--threads", check.threads, "ATen threads, 0 for every core (default 0)")
       ->check(whole_number_from(0));
   return sub;
@@ -69,7 +83,7 @@ int dispatch(int argc, char** argv) {
   app.add_flag("-q,--quiet", run.quiet, "print errors only");
   app.add_option("--nproc", run.nproc,
                  "train every run on N local ranks (strategy.world_size = N; single becomes ddp)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number_in(1, 4096));
   app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
       ->allow_extra_args(false);
   std::string tensorboard_dir;
@@ -87,8 +101,8 @@ int dispatch(int argc, char** argv) {
   auto* plugins = app.add_subcommand("plugins", "list installed plugins and their libraries");
   auto* describe = app.add_subcommand("describe", "print the keys of a component or section");
   std::string what;
-  describe->add_option("what", what, "KIND/NAME (model/lenet5) or experiment|train|...")
-      ->required();
+  describe->add_option("what", what,
+                       "KIND/NAME (model/lenet5) or experiment|train|...; none: list them");
   auto* report = app.add_subcommand("report", "print the comparison table of a results file");
   ReportOptions report_options;
   report->add_option("file", report_options.file, "results file (.h5)")->required();

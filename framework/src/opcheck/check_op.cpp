@@ -68,9 +68,9 @@ std::vector<GradcheckCase> gradcheck_all(const Op& op, const CheckSettings& sett
 }
 
 // A shape the op refuses fails its timing as it failed its case, and the report still prints.
-Timing time_or_failure(const Op& op, const LabelledCase& c, int repeats) {
+Timing time_or_failure(const Op& op, const LabelledCase& c, const CheckSettings& settings) {
   try {
-    return time_case(op, c.c, c.label, repeats);
+    return time_case(op, c.c, c.label, settings);
   } catch (const std::exception& e) {
     Timing failed{c.label};
     failed.failure = one_line(e);
@@ -83,7 +83,7 @@ std::vector<Timing> time_all(const Op& op, const CheckSettings& settings) {
   std::vector<Timing> timings;
   for (const auto& shape : settings.shapes) {
     std::vector<LabelledCase> cases = op_cases(op, {shape}, settings);
-    if (!cases.empty()) timings.push_back(time_or_failure(op, cases.front(), settings.repeats));
+    if (!cases.empty()) timings.push_back(time_or_failure(op, cases.front(), settings));
   }
   return timings;
 }

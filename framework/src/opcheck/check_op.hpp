@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@
 
 namespace runner::opcheck {
 
+// More timed calls than anyone waits for: a median of 100000 is as good as of more.
+inline constexpr int kMaxRepeats = 100000;
+
 struct CheckSettings {
   torch::ScalarType dtype = torch::kFloat;
   torch::Device device = torch::kCPU;
@@ -19,6 +23,8 @@ struct CheckSettings {
   std::vector<std::vector<int64_t>> shapes;
   int repeats = 5;  // timed calls of each; the median is reported
   uint64_t seed = 0;
+  // Asked before each timed call: true ends the timing with the calls made so far.
+  std::function<bool()> stop_requested = [] { return false; };
 };
 
 // The difference of one tensor from the reference's.
@@ -46,6 +52,7 @@ struct Timing {
   std::string label;
   double op_forward = 0, op_backward = 0;
   double reference_forward = 0, reference_backward = 0;
+  int timed_calls = 0;  // of the op: fewer than asked when stopped
   std::string failure;  // the op or its reference threw while timed
 };
 

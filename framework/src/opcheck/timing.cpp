@@ -16,6 +16,7 @@ using Function = std::function<torch::Tensor(const std::vector<torch::Tensor>&)>
 struct PhaseSeconds {
   double forward = 0;
   double backward = 0;
+  int calls = 0;  // timed, past the warm-up
 };
 
 // GPU work is asynchronous: a timer only means something after the device has finished.
@@ -35,9 +36,9 @@ double median(std::vector<double> values) {
 
 // The first call is a warm-up (allocations, one-time setup) and is not counted.
 PhaseSeconds time_phases(const Function& f, const std::vector<torch::Tensor>& inputs,
-                         int repeats) {
+                         const CheckSettings& settings) {
   std::vector<double> forward, backward;
-  for (int i = 0; i <= repeats; ++i) {
+  for (int i = 0; i <= settings.repeats && !settings.stop_requested(); ++i) {
     std::vector<torch::Tensor> leaves = fresh_leaves(inputs);
     finish_device_work(inputs.at(0));
     const auto start = Clock::now();
@@ -57,22 +58,24 @@ PhaseSeconds time_phases(const Function& f, const std::vector<torch::Tensor>& in
     forward.push_back(forward_s);
     backward.push_back(backward_s);
   }
-  return {median(forward), median(backward)};
+  return {median(forward), median(backward), static_cast<int>(forward.size())};
 }
 
 }  // namespace
 
-Timing time_case(const Op& op, const OpCase& c, const std::string& label, int repeats) {
+Timing time_case(const Op& op, const OpCase& c, const std::string& label,
+                 const CheckSettings& settings) {
   Timing timing{label};
-  const PhaseSeconds of_op = time_phases(
-      [&](const std::vector<torch::Tensor>& x) { return op.forward(x, c.attributes); }, c.inputs,
-      repeats);
+  const PhaseSeconds of_op =
+      time_phases([&](const std::vector<torch::Tensor>& x) { return op.forward(x, c.attributes); },
+                  c.inputs, settings);
   timing.op_forward = of_op.forward;
   timing.op_backward = of_op.backward;
+  timing.timed_calls = of_op.calls;
   if (!op.has_reference()) return timing;
   const PhaseSeconds of_reference = time_phases(
-      [&](const std::vector<torch::Tensor>& x) { return op.reference(x, c.attributes); },
-      c.inputs, repeats);
+      [&](const std::vector<torch::Tensor>& x) { return op.reference(x, c.attributes); }, c.inputs,
+      settings);
   timing.reference_forward = of_reference.forward;
   timing.reference_backward = of_reference.backward;
   return timing;

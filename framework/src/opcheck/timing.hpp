@@ -5,6 +5,9 @@
 
 namespace runner::opcheck {
 
-Timing time_case(const Op& op, const OpCase& c, const std::string& label, int repeats);
+// `settings.repeats` timed calls of each, after a warm-up, or fewer when
+// settings.stop_requested() says stop.
+Timing time_case(const Op& op, const OpCase& c, const std::string& label,
+                 const CheckSettings& settings);
 
 }  // namespace runner::opcheck

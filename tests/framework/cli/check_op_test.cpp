@@ -64,15 +64,20 @@ TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
     const char* args;
     const char* named;
   };
-  for (const Case& c : {Case{"check-op relu --shapes 3xq", "'q' is not a size"},
-                        Case{"check-op relu --shapes 3,,4", "'' is not a size"},
-                        Case{"check-op relu --dtype int8", "--dtype int8"},
-                        Case{"check-op relu --device tpu", "--device tpu"},
-                        Case{"check-op gelu --set approximate=cubic", "cubic"},
-                        Case{"check-op gelu --set slope=2", "slope"},
-                        Case{"check-op relu --repeat 0", "'0' is not a whole number of at least 1"},
-                        Case{"check-op relu --threads -1",
-                             "'-1' is not a whole number of at least 0"}}) {
+  for (const Case& c :
+       {Case{"check-op relu --shapes 3xq", "'q' is not a size"},
+        Case{"check-op relu --shapes 3,,4", "'' is not a size"},
+        Case{"check-op relu --shapes 8,100000x100000x100000",
+             "--shapes 100000x100000x100000: 1e+15 elements of float32 need 4e+15 bytes, more "
+             "than this machine's"},
+        Case{"check-op relu --dtype int8", "--dtype int8"},
+        Case{"check-op relu --device tpu", "--device tpu"},
+        Case{"check-op gelu --set approximate=cubic", "cubic"},
+        Case{"check-op gelu --set slope=2", "slope"},
+        Case{"check-op relu --repeat 0", "'0' is not a whole number from 1 to 100000"},
+        Case{"check-op relu --repeat 1000000000",
+             "'1000000000' is not a whole number from 1 to 100000"},
+        Case{"check-op relu --threads -1", "'-1' is not a whole number of at least 0"}}) {
     Output o = run_runner(c.args);
     EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
     EXPECT_TRUE(contains(o.err, c.named)) << c.args << "\n" << o.err;

@@ -38,6 +38,14 @@ TEST(Cli, DescribePrintsEveryKeyWithTypeAndDefault) {
   EXPECT_TRUE(contains(host.out, "nesterov")) << host.out;
 }
 
+TEST(Cli, DescribeAloneListsWhatCanBeDescribed) {
+  Output o = run_runner("describe");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  for (const char* part : {"  train\n", "  checkpoint\n", "  sweep\n", "augment/NAME",
+                           "  model/lenet5\n", "  strategy/ddp\n", "  op/gelu\n"})
+    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+}
+
 TEST(Cli, DescribeAnUnknownComponentSuggestsTheClosest) {
   Output o = run_runner("describe model/lenett5");
   EXPECT_EQ(o.exit_code, 2);

@@ -56,6 +56,8 @@ TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, results::Status::running) << "killed, never finished";
+  EXPECT_TRUE(runs[0].abandoned) << "no process writes the file any more";
+  EXPECT_NE(run_runner("report " + dir + "/r.h5").out.find("killed?"), std::string::npos);
   ASSERT_GE(runs[0].epochs.size(), 3u);
   EXPECT_EQ(runs[0].epochs[2].epoch, 3);
   EXPECT_GT(runs[0].epochs[2].test_accuracy, 0.0);
@@ -78,6 +80,24 @@ TEST(Kill, CtrlCRecordsTheRunAsInterruptedAndExitsWith130) {
   EXPECT_EQ(runs[0].status, results::Status::failed);
   EXPECT_EQ(runs[0].error, "interrupted by signal 2");
   EXPECT_GE(runs[0].epochs.size(), 2u);
+}
+
+TEST(Kill, SigtermStopsCheckOpsTimingAndPrintsWhatItHas) {
+  std::string dir = scratch_dir("check_op_sigterm");
+  pid_t pid = start_runner("check-op gelu --repeat 100000 --shapes 64x1024", dir + "/out");
+  bool reached = wait_for_text(dir + "/out", "check-op gelu", std::chrono::seconds(120));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string out = read_file(dir + "/out");
+  ASSERT_TRUE(reached) << out;
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_NE(out.find("timing (median; op / reference):"), std::string::npos) << out;
+  EXPECT_NE(out.find("check-op interrupted by signal 15: the last timing is the median of "),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
