@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -26,10 +28,13 @@ std::string digest_file(int rank) { return fmt::format("rank-{}.digest", rank); 
 void write_text(const fs::path& path, const std::string& text) {
   const fs::path temporary = path.string() + ".tmp";
   {
+    errno = 0;
     std::ofstream out(temporary);
     out << text;
     out.flush();
-    if (!out) throw DataError("cannot write " + path.string() + " (no space left?)");
+    if (!out)
+      throw DataError("cannot write " + path.string() + ": " +
+                      (errno ? std::strerror(errno) : "the write failed"));
   }
   fs::rename(temporary, path);
 }

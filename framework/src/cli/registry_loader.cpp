@@ -35,6 +35,10 @@ void require_folders(const std::vector<std::string>& folders, const std::string&
   for (const auto& folder : folders) {
     std::error_code error;
     if (std::filesystem::is_directory(folder, error)) continue;
+    if (error && error != std::errc::no_such_file_or_directory &&
+        error != std::errc::not_a_directory)
+      throw PluginError("plugin path " + folder + ": " + error.message() + " (from " + source +
+                        ")");
     if (std::filesystem::exists(folder, error))
       throw ConfigError("plugin path " + folder + " is not a folder (from " + source + ")",
                         "give the folder that holds the plugin libraries, not a file in it");

@@ -13,11 +13,17 @@ namespace fs = std::filesystem;
 namespace runner::plugin_host {
 namespace {
 
+// A .so entry that cannot be looked at (a symbolic link loop) is a plugin problem named by its
+// path, not a file-system exception.
 std::vector<std::string> plugin_files(const fs::path& folder) {
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(folder))
-    if (entry.path().extension() == ".so" && !entry.is_directory())
-      files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().extension() != ".so") continue;
+    std::error_code error;
+    const bool is_folder = entry.is_directory(error);
+    if (error) throw PluginError(entry.path().string() + ": " + error.message());
+    if (!is_folder) files.push_back(entry.path().string());
+  }
   std::sort(files.begin(), files.end());  // load order must not depend on the file system
   return files;
 }

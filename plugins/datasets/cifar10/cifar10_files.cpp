@@ -40,8 +40,9 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 std::string folder_text(const std::filesystem::path& dir) {
-  return std::filesystem::is_directory(dir) ? dir.string()
-                                            : dir.string() + " (the folder does not exist)";
+  if (std::filesystem::is_directory(dir)) return dir.string();
+  return dir.string() +
+         (std::filesystem::exists(dir) ? " (it is not a folder)" : " (the folder does not exist)");
 }
 
 // (N, 3073): the records' bytes as a tensor, without a copy.

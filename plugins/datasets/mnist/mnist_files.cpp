@@ -51,8 +51,9 @@ MnistFiles find_mnist_files(const std::filesystem::path& dir) {
       missing.push_back(kMnistStems[i] + "[.gz]");
   }
   if (!missing.empty()) {
-    std::string where = std::filesystem::is_directory(dir)
-                            ? dir.string()
+    std::string where = std::filesystem::is_directory(dir) ? dir.string()
+                        : std::filesystem::exists(dir)
+                            ? dir.string() + " (it is not a folder)"
                             : dir.string() + " (the folder does not exist)";
     throw runner::DataError("MNIST files missing in " + where + ": " + join(missing), kMissingHint);
   }

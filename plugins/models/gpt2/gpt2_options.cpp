@@ -1,9 +1,9 @@
 // gpt2's presets, keys and checks against the dataset, and its parameter and FLOP estimate.
 #include "gpt2_options.hpp"
 
-#include <runner/errors.hpp>
-
 #include <array>
+#include <cstdio>
+#include <runner/errors.hpp>
 
 namespace gpt2 {
 namespace {
@@ -38,11 +38,29 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text;
 }
 
+// parameter_count's formula in floating point: it cannot overflow, however large the sizes.
+double parameters_as_double(const Shape& shape) {
+  const auto h = static_cast<double>(shape.hidden);
+  return static_cast<double>(shape.layers) * (12 * h * h + 13 * h) +
+         static_cast<double>(shape.vocab_size) * h + static_cast<double>(shape.seq_len) * h + 2 * h;
+}
+
 void check_shape(const Shape& shape) {
   if (shape.hidden % shape.heads != 0)
     throw runner::ConfigError("[model] hidden = " + std::to_string(shape.hidden) +
                                   " does not divide by heads = " + std::to_string(shape.heads),
                               "set model.hidden to a multiple of model.heads");
+  const double parameters = parameters_as_double(shape);
+  if (parameters > kMaxParameters) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", parameters);
+    throw runner::ConfigError("[model] gpt2 of hidden " + std::to_string(shape.hidden) +
+                                  ", layers " + std::to_string(shape.layers) + ", vocab_size " +
+                                  std::to_string(shape.vocab_size) + " and seq_len " +
+                                  std::to_string(shape.seq_len) + " has " + count +
+                                  " parameters, more than the 1e12 any machine here can hold",
+                              "lower model.hidden, model.layers or model.vocab_size");
+  }
 }
 
 void check_token_sequences(const runner::DatasetInfo& data) {

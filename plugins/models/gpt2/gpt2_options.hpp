@@ -39,6 +39,10 @@ runner::Schema gpt2_schema();
 // one of token sequences that fit the shape's vocabulary and positions.
 void check_options(const Gpt2Options& options, const runner::DatasetInfo& data);
 
+// A trillion parameters: four terabytes of float32 weights alone, past any machine a run here
+// trains on; a larger shape is refused before anything is built or planned.
+inline constexpr double kMaxParameters = 1e12;
+
 // 12 L h^2 + 13 L h + V h + S h + 2 h: each block has two LayerNorms (4 h), the qkv linear
 // (3 h^2 + 3 h), the attention projection (h^2 + h) and the MLP (8 h^2 + 5 h); then the token
 // and position embeddings and the final LayerNorm. The LM head is the token embedding.

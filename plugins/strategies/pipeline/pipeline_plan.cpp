@@ -57,8 +57,15 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
   const int ranks = std::max(1, input.world_size);
   const int pipelines = std::max(1, ranks / k);
   const ModelEstimate& model = input.model;
+  // Refused as the run's setup refuses it, so that a dry run fails as the run would.
+  if (model.layers.empty())
+    throw ConfigError("strategy pipeline needs a model that lists its layers; this one lists none",
+                      "use gpt2, vgg or conv_stack, or another strategy");
   if (model.layers.size() < static_cast<size_t>(k))
-    return replicated_plan(input, pipelines, ranks, 0, "the model lists fewer layers than stages");
+    throw ConfigError("strategy.stages: " + std::to_string(k) +
+                          " pipeline stages need at least as many layers; the model lists " +
+                          std::to_string(model.layers.size()),
+                      "use fewer stages");
   RunPlan plan;
   plan.data_parallel_degree = pipelines;
   plan.micro_batch_size = micro_batch_size(input, pipelines);

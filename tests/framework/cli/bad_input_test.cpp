@@ -3,6 +3,7 @@
 // a message that names the place at fault, never with a signal, leaves no process behind, and
 // leaves any results file readable with every epoch that finished before the fault.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,34 @@ std::string failing_in_epoch_2(const std::string& dir, const std::string& how,
   return plugins() + dir + "/exp.toml";
 }
 
+std::string fifo_experiment(const std::string& dir) {
+  EXPECT_EQ(mkfifo((dir + "/exp.toml").c_str(), 0600), 0);
+  return plugins() + dir + "/exp.toml";
+}
+
+// A swept value of 1 MiB: its message quotes 200 characters of it.
+std::string megabyte_device(const std::string& dir) {
+  return plugins() +
+         experiment(dir, "[sweep]\n\"train.device\" = [\"" + std::string(1 << 20, 'x') + "\"]\n");
+}
+
+// GPT-2 tiny cut into more pipeline stages than it has layers.
+std::string pipeline_deeper_than_the_model(const std::string& dir) {
+  write_file(dir + "/exp.toml",
+             "[experiment]\nname = \"deep_pipeline\"\nresults = \"" + dir +
+                 "/r.h5\"\n[dataset]\nname = \"random_tokens\"\nsize = 64\ntest_size = 16\n"
+                 "seq_len = 16\nvocab_size = 64\n[model]\nname = \"gpt2\"\npreset = \"tiny\"\n"
+                 "[strategy]\nname = \"pipeline\"\nworld_size = 64\nstages = 64\n");
+  return "--dry-run " + dir + "/exp.toml";
+}
+
+// A plugin folder holding a symbolic link to itself named like a library.
+std::string plugin_folder_with_a_link_loop(const std::string& dir) {
+  std::filesystem::create_directories(dir + "/plugins");
+  std::filesystem::create_symlink("loop.so", dir + "/plugins/loop.so");
+  return "--plugin-path " + dir + "/plugins plugins";
+}
+
 const char* const kResultsCorpus = RUNNER_SOURCE_DIR "/tests/fuzz/corpus/results/";
 
 const std::vector<BadInput> kCases = {
@@ -140,15 +169,46 @@ const std::vector<BadInput> kCases = {
                              "");
      },
      2, "dataset.dim must be >= dataset.classes"},
+    {"dry_run_more_stages_than_layers",
+     [](const std::string& dir) { return std::make_pair(pipeline_deeper_than_the_model(dir), ""); },
+     2, "strategy.stages: 64 pipeline stages need at least as many layers; the model lists"},
+    {"gpt2_beyond_any_machine",
+     [](const std::string& dir) {
+       return std::make_pair("--set model.layers=1000000000 " + pipeline_deeper_than_the_model(dir),
+                             "");
+     },
+     2, "has 5e+13 parameters, more than the 1e12 any machine here can hold"},
+    {"plugin_symlink_loop",
+     [](const std::string& dir) { return std::make_pair(plugin_folder_with_a_link_loop(dir), ""); },
+     3, "{dir}/plugins/loop.so: Too many levels of symbolic links"},
     {"plugin_path_file",
      [](const std::string& dir) {
        write_file(dir + "/x.so", "");
        return std::make_pair("--plugin-path " + dir + "/x.so plugins", "");
      },
      2, "{dir}/x.so is not a folder"},
+    {"experiment_fifo",
+     [](const std::string& dir) { return std::make_pair(fifo_experiment(dir), ""); }, 2,
+     "{dir}/exp.toml: is a FIFO, not a file"},
+    {"experiment_dev_zero",
+     [](const std::string&) { return std::make_pair(plugins() + "/dev/zero", ""); }, 2,
+     "/dev/zero: is a character device, not a file"},
+    {"threads_beyond_any_machine",
+     [](const std::string& dir) {
+       return std::make_pair(plugins() + "--set train.threads=100000 " + experiment(dir), "");
+     },
+     2, "train.threads = 100000 is out of range: it must be between 0 and 1024"},
+    {"megabyte_value",
+     [](const std::string& dir) { return std::make_pair(megabyte_device(dir), ""); }, 2,
+     "... (1048576 characters) is not one of cpu, cuda, auto"},
     {"repeat_zero",
      [](const std::string&) { return std::make_pair("check-op relu --repeat 0", ""); }, 2,
-     "--repeat: '0' is not a whole number of at least 1"},
+     "--repeat: '0' is not a whole number from 1 to 100000"},
+    {"nproc_not_a_number",
+     [](const std::string& dir) {
+       return std::make_pair(plugins() + "--nproc abc " + experiment(dir), "");
+     },
+     2, "--nproc: 'abc' is not a whole number from 1 to 4096"},
     {"huge_sweep",
      [](const std::string& dir) {
        return std::make_pair(plugins() + experiment(dir, sweep_of_five_by_100()), "");
@@ -170,8 +230,7 @@ const std::vector<BadInput> kCases = {
      },
      4, "no space left on {dir}/r.h5"},
     {"data_truncated_idx",
-     [](const std::string& dir) { return std::make_pair(mnist_with_truncated_images(dir), ""); },
-     4,
+     [](const std::string& dir) { return std::make_pair(mnist_with_truncated_images(dir), ""); }, 4,
      "{dir}/mnist/train-images-idx3-ubyte: truncated: the header declares 10 x 28 x 28 = 7840 "
      "bytes of data, found 100"},
     {"data_cifar_label",
@@ -247,6 +306,13 @@ TEST(BadInput, EachClassEndsWithItsCodeAndALocatedMessage) {
     EXPECT_FALSE(processes_left(dir));
     expect_results_readable(dir + "/r.h5", c.finished_epochs);
   }
+}
+
+TEST(BadInput, AMegabyteValueIsQuotedInAFewHundredCharacters) {
+  const std::string dir = scratch_dir("bad_input_megabyte_quote");
+  const Output o = run_runner(megabyte_device(dir), "");
+  EXPECT_EQ(o.exit_code, 2) << o.err.substr(0, 2000);
+  EXPECT_LT(o.err.size(), 2000u) << o.err.substr(0, 2000);
 }
 
 }  // namespace

@@ -78,5 +78,16 @@ TEST(Export, ARunWithoutCheckpointsOrANameOfNoRunIsRefused) {
   EXPECT_NE(out.err.find(run.group), std::string::npos) << out.err;
 }
 
+TEST(Export, AnOutFolderThatIsMissingSaysWhatTheSystemSaid) {
+  const std::string dir = scratch_dir("export_out_missing");
+  const results::RunRecord run = trained_run(dir, "[checkpoint]\nevery_epochs = 1\n");
+  const Output out =
+      run_runner("export " + dir + "/r.h5 " + run.group + " --out " + dir + "/absent/weights");
+  EXPECT_EQ(out.exit_code, 4) << out.err;
+  EXPECT_NE(out.err.find("cannot write " + dir + "/absent/weights.pt: No such file or directory"),
+            std::string::npos)
+      << out.err;
+}
+
 }  // namespace
 }  // namespace runner::testing

@@ -1,5 +1,7 @@
 // Every way an MNIST-format folder can be wrong ends in one runner::DataError that names the
 // file (or the folder) and what is wrong with it.
+#include <fstream>
+
 #include "mnist_test_files.hpp"
 
 namespace mnist::testing {
@@ -23,6 +25,18 @@ TEST_F(MnistCorruptFilesTest, MissingFilesAreListedTogetherWithTheFolder) {
   EXPECT_TRUE(contains(message, kTestImagesStem)) << message;
   EXPECT_FALSE(contains(message, kTrainImagesStem)) << message;
   EXPECT_FALSE(contains(message, kTestLabelsStem)) << message;
+}
+
+TEST_F(MnistCorruptFilesTest, ADataDirThatIsAFileIsSaidToBeNoFolder) {
+  MnistOptions o = options();
+  o.data_dir = dir_ / "a_file";
+  std::ofstream(o.data_dir) << "not a folder";
+  try {
+    MnistDataset data(o);
+    ADD_FAILURE() << "loaded a file as a folder";
+  } catch (const runner::DataError& e) {
+    EXPECT_TRUE(contains(e.what(), o.data_dir.string() + " (it is not a folder)")) << e.what();
+  }
 }
 
 TEST_F(MnistCorruptFilesTest, MissingFolderListsAllFourFilesAndHintsWhereToGetThem) {

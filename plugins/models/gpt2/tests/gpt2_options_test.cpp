@@ -107,6 +107,21 @@ TEST(Gpt2Options, HiddenThatDoesNotDivideByHeadsIsAConfigErrorNamingBoth) {
                runner::ConfigError);
 }
 
+// 1e9 layers of hidden 64: 1e9 * (12 * 64^2 + 13 * 64) + 512 * 64 + 64 * 64 + 2 * 64
+// = 4.9984e13 parameters, refused with the count and before any tensor is made; the hidden size
+// whose 12 h^2 overflows 64 bits is refused too.
+TEST(Gpt2Options, AModelBeyondATrillionParametersIsRefusedWithItsCount) {
+  runner::Options deep = model_options({{"layers", int64_t{1000000000}}});
+  runner::ConfigError e = config_error_of([&] { estimate_of(deep, token_data(100, 8)); });
+  EXPECT_TRUE(contains(e.what(), "has 5e+13 parameters, more than the 1e12")) << e.what();
+  runner::Options wide = model_options({{"hidden", int64_t{1} << 40}, {"heads", int64_t{1}}});
+  e = config_error_of([&] { estimate_of(wide, token_data(100, 8)); });
+  EXPECT_TRUE(contains(e.what(), "parameters, more than the 1e12")) << e.what();
+  test_support::FakeOpLibrary ops;
+  EXPECT_THROW(gpt2_component().make_model(deep, test_support::context(ops, token_data(100, 8))),
+               runner::ConfigError);
+}
+
 TEST(Gpt2Options, VocabularyLargerThanTheModelsIsAConfigErrorNamingBoth) {
   runner::ConfigError e =
       config_error_of([&] { estimate_of(model_options(), token_data(1000, 8)); });

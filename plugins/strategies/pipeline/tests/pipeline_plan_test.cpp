@@ -93,5 +93,25 @@ TEST(PipelinePlan, AStageKeepsACopyOfATiedWeightItsOwnerHoldsElsewhere) {
                    plain.ranks[1].parameters);
 }
 
+// A plan that the run's setup would refuse is refused the same way, so a dry run fails as the
+// run would.
+TEST(PipelinePlan, MoreStagesThanLayersOrNoLayersAreRefusedAsTheRunRefusesThem) {
+  Options three_stages = pipeline("1f1b");
+  three_stages.set("stages", int64_t{3});
+  PlanInput two_layers = four_layers(3, 1);
+  two_layers.model.layers.resize(2);
+  try {
+    strategies::plan_pipeline(three_stages, two_layers);
+    ADD_FAILURE() << "planned 3 stages on 2 layers";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "strategy.stages: 3 pipeline stages need at least as many layers; the model "
+                 "lists 2");
+  }
+  PlanInput no_layers = four_layers(2, 1);
+  no_layers.model.layers.clear();
+  EXPECT_THROW(strategies::plan_pipeline(pipeline("1f1b"), no_layers), ConfigError);
+}
+
 }  // namespace
 }  // namespace runner::testing
