@@ -1,3 +1,4 @@
+// Reading the experiment file: its type and size checked before it is opened, then read whole.
 #include "config/experiment_file.hpp"
 
 #include <fcntl.h>
