@@ -1,3 +1,4 @@
+// Tests of the shipped experiments: each one runs, plans or skips as its file says.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

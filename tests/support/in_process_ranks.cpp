@@ -1,3 +1,4 @@
+// Ranks as threads of one test process, connected by Gloo through an in-memory store.
 #include <runner_testing/in_process_ranks.hpp>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>

@@ -1,3 +1,4 @@
+// Tests of the commands: version, plugins, describe, dry runs, --set and the plugin folders.
 #include <gtest/gtest.h>
 
 #include <filesystem>

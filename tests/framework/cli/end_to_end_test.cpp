@@ -1,3 +1,4 @@
+// End to end: LeNet trains on a slice of Fashion-MNIST, and h5dump reads the results file.
 #include <gtest/gtest.h>
 
 #include <cmath>

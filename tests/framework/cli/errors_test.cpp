@@ -1,3 +1,4 @@
+// Tests of the binary's errors: each class of failure exits with its own code and names its cause.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+// Tests of stopping the binary: SIGKILL keeps finished epochs, Ctrl-C and SIGTERM stop it cleanly.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// Runs the runner binary as a user would and captures what it printed, with scratch files.
 #include "run_binary.hpp"
 
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+// Tests of the suggestions for unknown words: edits allowed by length, the closest word preferred.
 #include "config/did_you_mean.hpp"
 
 #include <gtest/gtest.h>

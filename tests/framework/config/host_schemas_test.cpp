@@ -1,3 +1,4 @@
+// Tests of the host's schemas: every key documented with a valid default, as the docs list them.
 #include "config/host_schemas.hpp"
 
 #include <gtest/gtest.h>

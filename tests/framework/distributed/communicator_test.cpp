@@ -1,3 +1,4 @@
+// Tests of the communicators: all-reduce, broadcast, and missing, failed or vanished ranks named.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

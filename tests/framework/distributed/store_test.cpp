@@ -1,3 +1,4 @@
+// Tests of the store: free ports, loopback or not, a port in use, timeouts, run scopes apart.
 #include <gtest/gtest.h>
 
 #include <fstream>

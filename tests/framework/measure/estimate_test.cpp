@@ -1,3 +1,4 @@
+// Tests of the memory estimate: measured or from the model's estimator, runs over budget refused.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// Tests of loading a plugin library: a good one listed, bad files, ABI and LibTorch mismatches.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// Tests of the plugin path: its order of sources, and the default folder beside the binary.
 #include <gtest/gtest.h>
 
 #include "plugin_host/plugin_path.hpp"

@@ -1,3 +1,4 @@
+// Tests of the registry: components by kind and name, duplicates, factories that throw.
 #include <gtest/gtest.h>
 
 #include "fixtures.hpp"

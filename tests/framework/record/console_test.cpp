@@ -1,3 +1,4 @@
+// Tests of the console: a progress bar on a terminal, none on a pipe or when quiet, epoch lines.
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// Tests of the table cells: durations as a clock, MiB, percentages, one line, display width.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Shared by the results tests: a scratch folder and runs with recognisable values.
 #include "results_test_support.hpp"
 
 #include <gtest/gtest.h>

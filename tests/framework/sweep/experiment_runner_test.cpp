@@ -1,3 +1,4 @@
+// Tests of the experiment runner: every run recorded, failed runs and their exit, results' name.
 #include "sweep/experiment_runner.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Reads event files back for the tests: each record's framing checked and its Event parsed.
 #include "event_reading.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// Tests of the batch loader: batches with and without workers, the prefetch bound, prompt stops.
 #include <gtest/gtest.h>
 
 #include <ATen/Parallel.h>

@@ -1,3 +1,4 @@
+// Tests of the metrics: loss averaged by samples or tokens, hits counted per class when asked.
 #include <gtest/gtest.h>
 
 #include <cmath>

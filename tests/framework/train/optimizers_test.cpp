@@ -1,3 +1,4 @@
+// Tests of the optimizers: SGD's and Adam's options, their config errors, the rate of every group.
 #include <gtest/gtest.h>
 
 #include "train/optimizers.hpp"

@@ -1,3 +1,4 @@
+// Tests of the sampler: permutations from seed and epoch only, the last partial batch kept.
 #include <gtest/gtest.h>
 
 #include "train/sampler.hpp"

@@ -1,3 +1,4 @@
+// Tests of the learning rate schedules: constant, step, cosine, one-cycle as PyTorch, warmup.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Tests of the trainer: it learns and records, seeds repeat losses, phases, GPU readings, NaN.
 #include <gtest/gtest.h>
 
 #include <cmath>
