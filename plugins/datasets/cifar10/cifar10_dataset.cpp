@@ -1,9 +1,9 @@
 // cifar10's keys and dataset: splits loaded, cut to size, scaled per channel into float batches.
 #include "cifar10_dataset.hpp"
 
-#include <runner/errors.hpp>
-
 #include <cmath>
+#include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 #include <string>
 #include <vector>
 
@@ -59,27 +59,36 @@ RawSplit first_samples(const RawSplit& split, int64_t count, const std::string& 
 
 }  // namespace
 
-Cifar10Options Cifar10Options::from(const runner::Options& options) {
-  Cifar10Options parsed;
-  parsed.data_dir = options.get_string("data_dir");
-  parsed.train_size = options.get_int("train_size");
-  parsed.test_size = options.get_int("test_size");
-  parsed.normalize = options.get_bool("normalize");
-  return parsed;
+namespace {
+
+const runner::OptionFields<Cifar10Options>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<Cifar10Options> f;
+    f.custom({"data_dir", runner::KeyType::string, std::nullopt,
+              "folder of data_batch_1.bin .. data_batch_5.bin and test_batch.bin, or of the "
+              "cifar-10-batches-bin folder that holds them"},
+             [](Cifar10Options& out, const runner::Options& options, const std::string& key) {
+               out.data_dir = options.get_string(key);
+             });
+    f.integer("train_size", &Cifar10Options::train_size,
+              "use only the first N training samples (0: all)", 0);
+    f.integer("test_size", &Cifar10Options::test_size, "use only the first N test samples (0: all)",
+              0);
+    f.flag("normalize", &Cifar10Options::normalize,
+           "true: (x/255 - mean)/std per channel, with the mean and std of the whole training "
+           "set; false: x/255");
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema cifar10_schema() {
-  runner::Schema schema;
-  schema.text("data_dir", std::nullopt,
-              "folder of data_batch_1.bin .. data_batch_5.bin and test_batch.bin, or of the "
-              "cifar-10-batches-bin folder that holds them");
-  schema.integer("train_size", 0, "use only the first N training samples (0: all)", 0);
-  schema.integer("test_size", 0, "use only the first N test samples (0: all)", 0);
-  schema.flag("normalize", true,
-              "true: (x/255 - mean)/std per channel, with the mean and std of the whole training "
-              "set; false: x/255");
-  return schema;
+}  // namespace
+
+Cifar10Options Cifar10Options::from(const runner::Options& options) {
+  return fields().read(options);
 }
+
+runner::Schema cifar10_schema() { return fields().schema(); }
 
 Cifar10Dataset::Cifar10Dataset(const Cifar10Options& options) {
   CifarFiles files = find_cifar_files(options.data_dir);

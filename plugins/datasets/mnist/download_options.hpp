@@ -1,8 +1,8 @@
 // Where the mnist dataset fetches missing files from: its keys download, mirrors and md5.
 #pragma once
 
+#include <runner/option_fields.hpp>
 #include <runner/options.hpp>
-
 #include <string>
 #include <vector>
 
@@ -25,11 +25,29 @@ struct DownloadSource {
   FetchLimits limits;
 };
 
-// Declares the keys download, mirrors and md5.
-void add_download_keys(runner::Schema& schema);
+// The values of the keys `mirrors` and `md5`. Throw a runner::ConfigError naming the key when
+// mirrors is empty or holds an empty URL, or md5 is not 4 sums of 32 hex digits.
+std::vector<std::string> checked_mirrors(const runner::Options& options, const std::string& key);
+std::vector<std::string> checked_md5(const runner::Options& options, const std::string& key);
 
-// Throws a runner::ConfigError naming the key when md5 is not 4 sums of 32 hex digits or
-// mirrors is empty or holds an empty URL.
-DownloadSource download_source_from(const runner::Options& options);
+// Declares the keys download, mirrors and md5 of options that hold `bool download` and a
+// DownloadSource `source`.
+template <typename T>
+void add_download_keys(runner::OptionFields<T>& fields) {
+  fields.flag("download", &T::download,
+              "fetch the files missing from data_dir (as <stem>.gz) from the first mirror that "
+              "serves them with the expected MD5");
+  fields.custom({"mirrors", runner::KeyType::string_list, kMnistMirrors,
+                 "base URLs to fetch <stem>.gz from, tried in order"},
+                [](T& out, const runner::Options& options, const std::string& key) {
+                  out.source.mirrors = checked_mirrors(options, key);
+                });
+  fields.custom({"md5", runner::KeyType::string_list, kMnistMd5,
+                 "MD5 of train-images, train-labels, t10k-images, t10k-labels .gz (default: "
+                 "MNIST's)"},
+                [](T& out, const runner::Options& options, const std::string& key) {
+                  out.source.md5 = checked_md5(options, key);
+                });
+}
 
 }  // namespace mnist

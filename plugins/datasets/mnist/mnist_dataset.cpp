@@ -1,9 +1,9 @@
 // mnist's keys and dataset: splits loaded or downloaded, checked, standardized into float batches.
 #include "mnist_dataset.hpp"
 
-#include <runner/errors.hpp>
-
 #include <cmath>
+#include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "download.hpp"
 #include "mnist_files.hpp"
@@ -59,42 +59,48 @@ std::vector<std::string> digit_names() {
   return names;
 }
 
-}  // namespace
-
-MnistOptions MnistOptions::from(const runner::Options& options) {
-  MnistOptions parsed;
-  parsed.data_dir = options.get_string("data_dir");
-  parsed.train_size = options.get_int("train_size");
-  parsed.test_size = options.get_int("test_size");
-  parsed.normalize = options.get_bool("normalize");
-  parsed.class_names = options.get_strings("class_names");
-  auto names = static_cast<int64_t>(parsed.class_names.size());
+// class_names, which must name every class when it is not empty.
+void read_class_names(MnistOptions& out, const runner::Options& options, const std::string& key) {
+  out.class_names = options.get_strings(key);
+  auto names = static_cast<int64_t>(out.class_names.size());
   if (names != 0 && names != kNumClasses)
-    throw runner::ConfigError("[" + options.section() + "] class_names has " +
+    throw runner::ConfigError("[" + options.section() + "] " + key + " has " +
                                   std::to_string(names) + " names; the dataset has " +
                                   std::to_string(kNumClasses) + " classes",
                               "name every class in label order, or leave class_names empty "
                               "for \"0\"..\"9\"");
-  parsed.download = options.get_bool("download");
-  parsed.source = download_source_from(options);
-  return parsed;
 }
 
-runner::Schema mnist_schema() {
-  runner::Schema schema;
-  schema.text("data_dir", std::nullopt,
+const runner::OptionFields<MnistOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<MnistOptions> f;
+    f.custom({"data_dir", runner::KeyType::string, std::nullopt,
               "folder of train-images-idx3-ubyte, train-labels-idx1-ubyte, "
-              "t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (each plain or .gz)");
-  schema.integer("train_size", 0, "use only the first N training samples (0: all)", 0);
-  schema.integer("test_size", 0, "use only the first N test samples (0: all)", 0);
-  schema.flag("normalize", true,
-              "true: (x/255 - mean)/std with the mean and std of the whole training file; "
-              "false: x/255");
-  schema.texts("class_names", std::vector<std::string>{},
-               "names of the 10 classes in label order (empty: \"0\"..\"9\")");
-  add_download_keys(schema);
-  return schema;
+              "t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (each plain or .gz)"},
+             [](MnistOptions& out, const runner::Options& options, const std::string& key) {
+               out.data_dir = options.get_string(key);
+             });
+    f.integer("train_size", &MnistOptions::train_size,
+              "use only the first N training samples (0: all)", 0);
+    f.integer("test_size", &MnistOptions::test_size, "use only the first N test samples (0: all)",
+              0);
+    f.flag("normalize", &MnistOptions::normalize,
+           "true: (x/255 - mean)/std with the mean and std of the whole training file; "
+           "false: x/255");
+    f.custom({"class_names", runner::KeyType::string_list, std::vector<std::string>{},
+              "names of the 10 classes in label order (empty: \"0\"..\"9\")"},
+             read_class_names);
+    add_download_keys(f);
+    return f;
+  }();
+  return fields;
 }
+
+}  // namespace
+
+MnistOptions MnistOptions::from(const runner::Options& options) { return fields().read(options); }
+
+runner::Schema mnist_schema() { return fields().schema(); }
 
 MnistDataset::MnistDataset(const MnistOptions& options) {
   if (options.download) download_missing_files(options.data_dir, options.source);

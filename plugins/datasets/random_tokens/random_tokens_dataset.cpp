@@ -2,7 +2,7 @@
 #include "random_tokens_dataset.hpp"
 
 #include <runner/errors.hpp>
-
+#include <runner/option_fields.hpp>
 #include <string>
 
 #include "token_hash.hpp"
@@ -16,25 +16,27 @@ void write_sequence(uint64_t key, uint64_t vocab_size, int64_t seq_len, int64_t*
     out[position] = token_at(key, static_cast<uint64_t>(position), vocab_size);
 }
 
+const runner::OptionFields<RandomTokensOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<RandomTokensOptions> f;
+    f.integer("size", &RandomTokensOptions::size,
+              "training sequences (generated on demand: any size is free)", 1);
+    f.integer("test_size", &RandomTokensOptions::test_size, "test sequences", 1);
+    f.integer("seq_len", &RandomTokensOptions::seq_len, "tokens per sequence", 2);
+    f.integer("vocab_size", &RandomTokensOptions::vocab_size,
+              "token ids are uniform in [0, vocab_size)", 2);
+    return f;
+  }();
+  return fields;
+}
+
 }  // namespace
 
 RandomTokensOptions RandomTokensOptions::from(const runner::Options& options) {
-  RandomTokensOptions parsed;
-  parsed.size = options.get_int("size");
-  parsed.test_size = options.get_int("test_size");
-  parsed.seq_len = options.get_int("seq_len");
-  parsed.vocab_size = options.get_int("vocab_size");
-  return parsed;
+  return fields().read(options);
 }
 
-runner::Schema random_tokens_schema() {
-  runner::Schema schema;
-  schema.integer("size", 10000, "training sequences (generated on demand: any size is free)", 1);
-  schema.integer("test_size", 100, "test sequences", 1);
-  schema.integer("seq_len", 1024, "tokens per sequence", 2);
-  schema.integer("vocab_size", 50257, "token ids are uniform in [0, vocab_size)", 2);
-  return schema;
-}
+runner::Schema random_tokens_schema() { return fields().schema(); }
 
 RandomTokensDataset::RandomTokensDataset(const RandomTokensOptions& options, int64_t seed)
     : options_(options), seed_(static_cast<uint64_t>(seed)) {}

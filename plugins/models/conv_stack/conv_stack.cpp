@@ -2,6 +2,7 @@
 #include "conv_stack.hpp"
 
 #include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "conv_block.hpp"
 #include "image_model.hpp"
@@ -21,27 +22,32 @@ support::ImageShape check_dataset(const ConvStackOptions& options,
 
 }  // namespace
 
-ConvStackOptions ConvStackOptions::from(const runner::Options& options) {
-  ConvStackOptions parsed;
-  parsed.layers = options.get_int("layers");
-  parsed.channels = options.get_int("channels");
-  parsed.kernel_size = options.get_int("kernel_size");
-  parsed.activation = options.get_string("activation");
-  parsed.fused = options.get_bool("fused");
-  return parsed;
+namespace {
+
+const runner::OptionFields<ConvStackOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<ConvStackOptions> f;
+    f.integer("layers", &ConvStackOptions::layers, "conv layers, each followed by the activation",
+              1);
+    f.integer("channels", &ConvStackOptions::channels, "output channels of every conv layer", 1);
+    f.integer("kernel_size", &ConvStackOptions::kernel_size,
+              "side of the conv kernels; odd, padded to keep the image size", 1);
+    f.text("activation", &ConvStackOptions::activation,
+           "name of the op applied after each conv layer");
+    f.flag("fused", &ConvStackOptions::fused,
+           "each conv and its relu as the op fused_conv_relu (needs activation = \"relu\")");
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema conv_stack_schema() {
-  runner::Schema schema;
-  schema.integer("layers", 2, "conv layers, each followed by the activation", 1);
-  schema.integer("channels", 32, "output channels of every conv layer", 1);
-  schema.integer("kernel_size", 3, "side of the conv kernels; odd, padded to keep the image size",
-                 1);
-  schema.text("activation", "relu", "name of the op applied after each conv layer");
-  schema.flag("fused", false,
-              "each conv and its relu as the op fused_conv_relu (needs activation = \"relu\")");
-  return schema;
+}  // namespace
+
+ConvStackOptions ConvStackOptions::from(const runner::Options& options) {
+  return fields().read(options);
 }
+
+runner::Schema conv_stack_schema() { return fields().schema(); }
 
 ConvStack::ConvStack(const ConvStackOptions& options, const runner::ModelContext& context) {
   support::ImageShape image = check_dataset(options, context.data);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 namespace gpt2 {
 namespace {
@@ -24,12 +25,6 @@ constexpr std::array<Preset, 5> kPresets = {{
     {"large", {1280, 20, 36, kGpt2Positions, kGpt2Vocabulary}},
     {"xl", {1600, 32, 48, kGpt2Positions, kGpt2Vocabulary}},
 }};
-
-// The value of a size key: the preset's when the key is 0.
-int64_t size_key(const runner::Options& options, const std::string& key, int64_t preset_value) {
-  int64_t value = options.get_int(key);
-  return value == 0 ? preset_value : value;
-}
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   if (shape.empty()) return "no shape";
@@ -113,33 +108,48 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-Gpt2Options Gpt2Options::from(const runner::Options& options) {
-  const Shape preset = preset_shape(options.get_string("preset"));
-  Gpt2Options parsed;
-  parsed.shape.hidden = size_key(options, "hidden", preset.hidden);
-  parsed.shape.heads = size_key(options, "heads", preset.heads);
-  parsed.shape.layers = size_key(options, "layers", preset.layers);
-  parsed.shape.seq_len = size_key(options, "seq_len", preset.seq_len);
-  parsed.shape.vocab_size = size_key(options, "vocab_size", preset.vocab_size);
-  parsed.dropout = options.get_double("dropout");
-  parsed.activation = options.get_string("activation");
-  return parsed;
+namespace {
+
+// A size key: 0 keeps the preset's size, which the key preset has set before.
+void add_size_key(runner::OptionFields<Gpt2Options>& fields, const std::string& name,
+                  int64_t Shape::*size, const std::string& doc) {
+  runner::KeySpec spec{name, runner::KeyType::integer, int64_t{0}, doc, 0.0};
+  fields.custom(std::move(spec),
+                [size](Gpt2Options& out, const runner::Options& options, const std::string& key) {
+                  const int64_t value = options.get_int(key);
+                  if (value != 0) out.shape.*size = value;
+                });
 }
 
-runner::Schema gpt2_schema() {
-  runner::Schema schema;
-  schema.text("preset", "tiny", "the sizes to start from; the size keys below override them",
-              preset_names());
-  schema.integer("hidden", 0, "width of the residual stream; 0: the preset's", 0);
-  schema.integer("heads", 0, "attention heads, dividing hidden; 0: the preset's", 0);
-  schema.integer("layers", 0, "transformer blocks; 0: the preset's", 0);
-  schema.integer("seq_len", 0, "positions, the longest sequence taken; 0: the preset's", 0);
-  schema.integer("vocab_size", 0, "tokens, at least the dataset's vocabulary; 0: the preset's", 0);
-  schema.number("dropout", 0.0, "dropout after the embeddings, on attention weights and residuals",
-                0.0, 1.0);
-  schema.text("activation", "torch_gelu_tanh", "name of the op applied inside each MLP");
-  return schema;
+const runner::OptionFields<Gpt2Options>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<Gpt2Options> f;
+    f.custom({"preset", runner::KeyType::string, std::string("tiny"),
+              "the sizes to start from; the size keys below override them", std::nullopt,
+              std::nullopt, preset_names()},
+             [](Gpt2Options& out, const runner::Options& options, const std::string& key) {
+               out.shape = preset_shape(options.get_string(key));
+             });
+    add_size_key(f, "hidden", &Shape::hidden, "width of the residual stream; 0: the preset's");
+    add_size_key(f, "heads", &Shape::heads, "attention heads, dividing hidden; 0: the preset's");
+    add_size_key(f, "layers", &Shape::layers, "transformer blocks; 0: the preset's");
+    add_size_key(f, "seq_len", &Shape::seq_len,
+                 "positions, the longest sequence taken; 0: the preset's");
+    add_size_key(f, "vocab_size", &Shape::vocab_size,
+                 "tokens, at least the dataset's vocabulary; 0: the preset's");
+    f.number("dropout", &Gpt2Options::dropout,
+             "dropout after the embeddings, on attention weights and residuals", 0.0, 1.0);
+    f.text("activation", &Gpt2Options::activation, "name of the op applied inside each MLP");
+    return f;
+  }();
+  return fields;
 }
+
+}  // namespace
+
+Gpt2Options Gpt2Options::from(const runner::Options& options) { return fields().read(options); }
+
+runner::Schema gpt2_schema() { return fields().schema(); }
 
 void check_options(const Gpt2Options& options, const runner::DatasetInfo& data) {
   check_shape(options.shape);

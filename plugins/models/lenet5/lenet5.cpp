@@ -2,6 +2,7 @@
 #include "lenet5.hpp"
 
 #include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "image_model.hpp"
 
@@ -89,36 +90,45 @@ support::ConvShape conv_shape(int64_t in, int64_t out, ConvGeometry conv) {
 
 }  // namespace
 
-LeNet5Options LeNet5Options::from(const runner::Options& options) {
-  LeNet5Options parsed;
-  parsed.activation = options.get_string("activation");
-  parsed.pool = options.get_string("pool");
-  parsed.fused = options.get_bool("fused");
-  parsed.variant = options.get_string("variant") == "cifar" ? Variant::cifar : Variant::classic;
-  parsed.in_channels = options.get_int("in_channels");
-  parsed.image_size = options.get_int("image_size");
-  return parsed;
+namespace {
+
+const runner::OptionFields<LeNet5Options>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<LeNet5Options> f;
+    f.text("activation", &LeNet5Options::activation,
+           "name of the op applied after each conv and hidden linear layer");
+    // The ops are the defaults: exact to their stated tolerance and faster on LeNet-5's tensors
+    // (tools/bench/README.md); LibTorch's path is pool = "max" and fused = false.
+    f.text("pool", &LeNet5Options::pool,
+           "2x2 pooling after each conv: the name of a pooling op (max_pool2d), or max or avg "
+           "(LibTorch's)");
+    f.flag("fused", &LeNet5Options::fused,
+           "with activation = \"relu\", each conv and its relu as the op fused_conv_relu; other "
+           "activations run apart from the conv");
+    f.custom({"variant",
+              runner::KeyType::string,
+              std::string("classic"),
+              "classic: 5x5 convs (padding 2, then none); cifar: 3x3 convs with padding 1",
+              std::nullopt,
+              std::nullopt,
+              {"classic", "cifar"}},
+             [](LeNet5Options& out, const runner::Options& options, const std::string& key) {
+               out.variant = options.get_string(key) == "cifar" ? Variant::cifar : Variant::classic;
+             });
+    f.integer("in_channels", &LeNet5Options::in_channels,
+              "channels of the input images; 0: the dataset's", 0);
+    f.integer("image_size", &LeNet5Options::image_size,
+              "side of the square input images; 0: the dataset's", 0);
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema lenet5_schema() {
-  runner::Schema schema;
-  schema.text("activation", "relu",
-              "name of the op applied after each conv and hidden linear layer");
-  // The ops are the defaults: exact to their stated tolerance and faster on LeNet-5's tensors
-  // (tools/bench/README.md); LibTorch's path is pool = "max" and fused = false.
-  schema.text("pool", "max_pool2d",
-              "2x2 pooling after each conv: the name of a pooling op (max_pool2d), or max or avg "
-              "(LibTorch's)");
-  schema.flag("fused", true,
-              "with activation = \"relu\", each conv and its relu as the op fused_conv_relu; "
-              "other activations run apart from the conv");
-  schema.text("variant", "classic",
-              "classic: 5x5 convs (padding 2, then none); cifar: 3x3 convs with padding 1",
-              {"classic", "cifar"});
-  schema.integer("in_channels", 0, "channels of the input images; 0: the dataset's", 0);
-  schema.integer("image_size", 0, "side of the square input images; 0: the dataset's", 0);
-  return schema;
-}
+}  // namespace
+
+LeNet5Options LeNet5Options::from(const runner::Options& options) { return fields().read(options); }
+
+runner::Schema lenet5_schema() { return fields().schema(); }
 
 LeNet5Sides lenet5_sides(Variant variant, int64_t image_size) {
   VariantGeometry g = geometry(variant);

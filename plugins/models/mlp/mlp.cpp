@@ -2,6 +2,7 @@
 #include "mlp.hpp"
 
 #include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "image_model.hpp"
 
@@ -26,20 +27,24 @@ int64_t sample_features(const runner::DatasetInfo& data) {
 
 }  // namespace
 
-MlpOptions MlpOptions::from(const runner::Options& options) {
-  MlpOptions parsed;
-  parsed.hidden = options.get_ints("hidden");
-  parsed.activation = options.get_string("activation");
-  return parsed;
+namespace {
+
+const runner::OptionFields<MlpOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<MlpOptions> f;
+    f.integers("hidden", &MlpOptions::hidden,
+               "widths of the hidden layers, first to last; [] is a single linear layer", 1);
+    f.text("activation", &MlpOptions::activation, "name of the op applied after each hidden layer");
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema mlp_schema() {
-  runner::Schema schema;
-  schema.integers("hidden", std::vector<int64_t>{512, 256},
-                  "widths of the hidden layers, first to last; [] is a single linear layer", 1);
-  schema.text("activation", "relu", "name of the op applied after each hidden layer");
-  return schema;
-}
+}  // namespace
+
+MlpOptions MlpOptions::from(const runner::Options& options) { return fields().read(options); }
+
+runner::Schema mlp_schema() { return fields().schema(); }
 
 Mlp::Mlp(const MlpOptions& options, const runner::ModelContext& context) {
   int64_t features = sample_features(context.data);

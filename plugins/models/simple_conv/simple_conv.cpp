@@ -2,6 +2,7 @@
 #include "simple_conv.hpp"
 
 #include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "image_model.hpp"
 
@@ -25,24 +26,29 @@ support::ImageShape check_dataset(const SimpleConvOptions& options,
 
 }  // namespace
 
-SimpleConvOptions SimpleConvOptions::from(const runner::Options& options) {
-  SimpleConvOptions parsed;
-  parsed.channels = options.get_int("channels");
-  parsed.kernel_size = options.get_int("kernel_size");
-  parsed.hidden = options.get_int("hidden");
-  parsed.activation = options.get_string("activation");
-  return parsed;
+namespace {
+
+const runner::OptionFields<SimpleConvOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<SimpleConvOptions> f;
+    f.integer("channels", &SimpleConvOptions::channels, "output channels of the conv layer", 1);
+    f.integer("kernel_size", &SimpleConvOptions::kernel_size,
+              "side of the conv kernel; odd, padded to keep the image size", 1);
+    f.integer("hidden", &SimpleConvOptions::hidden, "width of the hidden linear layer", 1);
+    f.text("activation", &SimpleConvOptions::activation,
+           "name of the op applied after the conv and the hidden layer");
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema simple_conv_schema() {
-  runner::Schema schema;
-  schema.integer("channels", 32, "output channels of the conv layer", 1);
-  schema.integer("kernel_size", 3, "side of the conv kernel; odd, padded to keep the image size",
-                 1);
-  schema.integer("hidden", 128, "width of the hidden linear layer", 1);
-  schema.text("activation", "relu", "name of the op applied after the conv and the hidden layer");
-  return schema;
+}  // namespace
+
+SimpleConvOptions SimpleConvOptions::from(const runner::Options& options) {
+  return fields().read(options);
 }
+
+runner::Schema simple_conv_schema() { return fields().schema(); }
 
 SimpleConv::SimpleConv(const SimpleConvOptions& options, const runner::ModelContext& context) {
   support::ImageShape image = check_dataset(options, context.data);

@@ -1,9 +1,9 @@
 // vgg's keys, dataset checks, blocks and classifier as stages, forward, FLOPs and registration.
 #include "vgg.hpp"
 
-#include <runner/errors.hpp>
-
 #include <algorithm>
+#include <runner/errors.hpp>
+#include <runner/option_fields.hpp>
 
 #include "image_model.hpp"
 
@@ -85,32 +85,35 @@ Stage make_classifier(const support::ImageShape& input, int64_t classes, const V
 
 }  // namespace
 
-VggOptions VggOptions::from(const runner::Options& options) {
-  VggOptions parsed;
-  parsed.width = options.get_int("width");
-  parsed.blocks = options.get_ints("blocks");
-  parsed.classifier_hidden = options.get_int("classifier_hidden");
-  parsed.dropout = options.get_double("dropout");
-  parsed.batch_norm = options.get_bool("batch_norm");
-  parsed.activation = options.get_string("activation");
-  return parsed;
+namespace {
+
+const runner::OptionFields<VggOptions>& fields() {
+  static const auto fields = [] {
+    runner::OptionFields<VggOptions> f;
+    f.integer("width", &VggOptions::width,
+              "channels of the first block; each next block doubles them, to 512", 1, kMaxChannels);
+    f.integers("blocks", &VggOptions::blocks,
+               "convs of each block, each block ending in a 2x2 max-pool; the default is "
+               "VGG-16's",
+               1);
+    f.integer("classifier_hidden", &VggOptions::classifier_hidden,
+              "width of the classifier's hidden linear layer", 1);
+    f.number("dropout", &VggOptions::dropout,
+             "dropout probability before the classifier's last layer", 0, 1);
+    f.flag("batch_norm", &VggOptions::batch_norm,
+           "BatchNorm after each conv (the convs then have no bias)");
+    f.text("activation", &VggOptions::activation,
+           "name of the op applied after each conv and the classifier's hidden layer");
+    return f;
+  }();
+  return fields;
 }
 
-runner::Schema vgg_schema() {
-  runner::Schema schema;
-  schema.integer("width", 64, "channels of the first block; each next block doubles them, to 512",
-                 1, kMaxChannels);
-  schema.integers("blocks", std::vector<int64_t>{2, 2, 3, 3, 3},
-                  "convs of each block, each block ending in a 2x2 max-pool; the default is "
-                  "VGG-16's",
-                  1);
-  schema.integer("classifier_hidden", 512, "width of the classifier's hidden linear layer", 1);
-  schema.number("dropout", 0.5, "dropout probability before the classifier's last layer", 0, 1);
-  schema.flag("batch_norm", true, "BatchNorm after each conv (the convs then have no bias)");
-  schema.text("activation", "relu",
-              "name of the op applied after each conv and the classifier's hidden layer");
-  return schema;
-}
+}  // namespace
+
+VggOptions VggOptions::from(const runner::Options& options) { return fields().read(options); }
+
+runner::Schema vgg_schema() { return fields().schema(); }
 
 int64_t block_channels(int64_t width, size_t index) {
   int64_t channels = std::min(width, kMaxChannels);

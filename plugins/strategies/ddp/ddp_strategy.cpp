@@ -5,13 +5,24 @@
 
 namespace runner::strategies {
 
-DdpOptions DdpOptions::from(const Options& options) {
-  DdpOptions o;
-  o.bucket_mb = options.get_double("bucket_mb");
-  o.overlap = options.get_bool("overlap");
-  o.drop_last = options.get_bool("drop_last");
-  o.buffers = options.get_string("buffers");
-  return o;
+const OptionFields<DdpOptions>& DdpOptions::fields() {
+  static const auto fields = [] {
+    OptionFields<DdpOptions> f(distributed_keys());
+    f.number("bucket_mb", &DdpOptions::bucket_mb,
+             "Gradient bucket size in MB: each bucket's all-reduce starts when its last "
+             "gradient is ready",
+             0.001, 4096);
+    f.flag("overlap", &DdpOptions::overlap,
+           "Reduce buckets during backward; false waits for backward to end (to measure what "
+           "overlap saves)");
+    add_drop_last(f, "the ranks");
+    f.text("buffers", &DdpOptions::buffers,
+           "Model buffers (BatchNorm statistics): broadcast rank 0's before each forward, or "
+           "average them over the ranks after each step",
+           {"broadcast", "average"});
+    return f;
+  }();
+  return fields;
 }
 
 void DdpStrategy::setup(const StrategyContext& context) {

@@ -5,6 +5,7 @@
 // micro-batches only the last one's backward reduces, the gradients summed before it included.
 #pragma once
 
+#include <runner/option_fields.hpp>
 #include <runner/runner.hpp>
 #include <runner/strategies/replica_state.hpp>
 #include <runner/strategies/training_step.hpp>
@@ -18,7 +19,9 @@ struct DdpOptions {
   bool overlap = true;         // start each bucket's all-reduce as soon as it is full
   bool drop_last = false;      // drop the tail of an epoch instead of padding it
   std::string buffers = "broadcast";  // or "average"
-  static DdpOptions from(const Options& options);
+  // Its keys in the strategy's table, after the host's distributed keys.
+  static const OptionFields<DdpOptions>& fields();
+  static DdpOptions from(const Options& options) { return fields().read(options); }
 };
 
 class DdpStrategy : public Strategy {

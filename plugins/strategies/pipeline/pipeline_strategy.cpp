@@ -30,15 +30,32 @@ LayerWeights weights_of(const std::vector<std::shared_ptr<Layer>>& layers) {
 
 }  // namespace
 
-PipelineOptions PipelineOptions::from(const Options& options) {
-  PipelineOptions o;
-  o.stages = static_cast<int>(options.get_int("stages"));
-  o.schedule = options.get_string("schedule");
-  o.balance = options.get_string("balance");
-  o.drop_last = options.get_bool("drop_last");
-  o.zero_stage = static_cast<int>(options.get_int("zero_stage"));
-  o.bucket_mb = options.get_double("bucket_mb");
-  return o;
+const OptionFields<PipelineOptions>& PipelineOptions::fields() {
+  static const auto fields = [] {
+    OptionFields<PipelineOptions> f(distributed_keys());
+    f.integer("stages", &PipelineOptions::stages,
+              "Pipeline stages: the model's layers cut into this many ranks in a row; the "
+              "world's ranks form world_size / stages data-parallel pipelines",
+              1, 1024);
+    f.text("schedule", &PipelineOptions::schedule,
+           "gpipe: every micro-batch's forward, then the backwards; 1f1b: one forward, one "
+           "backward in turn once the pipeline is full (keeps fewer activations)",
+           {"gpipe", "1f1b"});
+    f.text("balance", &PipelineOptions::balance,
+           "Where to cut: stages of about equal forward FLOPs (by parameters when the model's "
+           "layers do not say theirs), of equal parameters, or of equal layer counts",
+           {"flops", "parameters", "layers"});
+    f.integer("zero_stage", &PipelineOptions::zero_stage,
+              "1: each stage's optimizer state sharded over the pipelines (ZeRO-1 across the "
+              "data-parallel replicas); 0: every replica keeps it whole. Higher stages are not "
+              "supported with a pipeline",
+              0, 1);
+    f.number("bucket_mb", &PipelineOptions::bucket_mb,
+             "zero_stage 1: parameters per sharded unit, in MB of fp32", 0.001, 4096);
+    add_drop_last(f, "the pipelines");
+    return f;
+  }();
+  return fields;
 }
 
 void PipelineStrategy::setup(const StrategyContext& context) {

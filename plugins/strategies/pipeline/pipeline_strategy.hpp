@@ -6,15 +6,14 @@
 // its gradients summed between them and is stepped by the stage that owns it.
 #pragma once
 
+#include <memory>
+#include <runner/option_fields.hpp>
 #include <runner/runner.hpp>
 #include <runner/strategies/micro_batches.hpp>
-#include <runner/strategies/training_step.hpp>
-
-#include <memory>
-#include <vector>
-
 #include <runner/strategies/sharded_unit.hpp>
 #include <runner/strategies/state_pieces.hpp>
+#include <runner/strategies/training_step.hpp>
+#include <vector>
 
 #include "messages.hpp"
 #include "partition.hpp"
@@ -29,7 +28,9 @@ struct PipelineOptions {
   bool drop_last = false;
   int zero_stage = 0;      // 1: each stage's optimizer state sharded over the pipelines
   double bucket_mb = 25;   // zero_stage 1: parameters per sharded unit
-  static PipelineOptions from(const Options& options);
+  // Its keys in the strategy's table, after the host's distributed keys.
+  static const OptionFields<PipelineOptions>& fields();
+  static PipelineOptions from(const Options& options) { return fields().read(options); }
 };
 
 class PipelineStrategy : public Strategy {

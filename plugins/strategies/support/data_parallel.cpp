@@ -1,7 +1,14 @@
-// Broadcasting rank 0's parameters and buffers, and a replica's share of an epoch's samples.
+// The host's keys of a strategy's table, broadcasting rank 0's parameters and buffers, and a
+// replica's share of an epoch's samples.
 #include "runner/strategies/data_parallel.hpp"
 
 namespace runner::strategies {
+
+Schema distributed_keys() {
+  Schema schema;
+  add_distributed_keys(schema);
+  return schema;
+}
 
 void broadcast_from_rank_zero(Model& model, Communicator& ranks) {
   torch::NoGradGuard no_grad;

@@ -35,11 +35,18 @@ std::vector<torch::Tensor> whole_of(const std::vector<torch::Tensor>& parameters
 
 }  // namespace
 
-TensorOptions TensorOptions::from(const Options& options) {
-  TensorOptions o;
-  o.degree = static_cast<int>(options.get_int("degree"));
-  o.drop_last = options.get_bool("drop_last");
-  return o;
+const OptionFields<TensorOptions>& TensorOptions::fields() {
+  static const auto fields = [] {
+    OptionFields<TensorOptions> f(distributed_keys());
+    f.integer("degree", &TensorOptions::degree,
+              "Ranks per tensor-parallel group: consecutive ranks that split each layer's "
+              "matrices and share a batch; the world's ranks form world_size / degree "
+              "data-parallel replicas",
+              1, 1024);
+    add_drop_last(f, "the replicas");
+    return f;
+  }();
+  return fields;
 }
 
 void TensorStrategy::setup(const StrategyContext& context) {

@@ -6,10 +6,10 @@
 // shard of the epoch and their gradients are averaged after backward.
 #pragma once
 
+#include <runner/option_fields.hpp>
 #include <runner/runner.hpp>
 #include <runner/strategies/state_pieces.hpp>
 #include <runner/strategies/training_step.hpp>
-
 #include <unordered_map>
 
 namespace runner::strategies {
@@ -17,7 +17,9 @@ namespace runner::strategies {
 struct TensorOptions {
   int degree = 2;          // ranks per tensor-parallel group
   bool drop_last = false;  // drop the tail of an epoch instead of padding it
-  static TensorOptions from(const Options& options);
+  // Its keys in the strategy's table, after the host's distributed keys.
+  static const OptionFields<TensorOptions>& fields();
+  static TensorOptions from(const Options& options) { return fields().read(options); }
 };
 
 class TensorStrategy : public Strategy {

@@ -14,16 +14,34 @@
 
 namespace runner::strategies {
 
-ZeroOptions ZeroOptions::from(const Options& options) {
-  ZeroOptions o;
-  o.stage = static_cast<int>(options.get_int("stage"));
-  o.bucket_mb = options.get_double("bucket_mb");
-  o.overlap = options.get_bool("overlap");
-  o.prefetch = options.get_bool("prefetch");
-  o.drop_last = options.get_bool("drop_last");
-  o.offload = options.get_string("offload");
-  o.offload_dir = options.get_string("offload_dir");
-  return o;
+const OptionFields<ZeroOptions>& ZeroOptions::fields() {
+  static const auto fields = [] {
+    OptionFields<ZeroOptions> f(distributed_keys());
+    f.integer("stage", &ZeroOptions::stage,
+              "What is sharded over the ranks: 1 the optimizer state, 2 also the gradients, 3 "
+              "also the parameters",
+              1, 3);
+    f.number("bucket_mb", &ZeroOptions::bucket_mb,
+             "Stages 1 and 2: parameters per unit of sharding, in MB of fp32; each unit's "
+             "gradients are reduced as soon as backward has given them all",
+             0.001, 4096);
+    f.flag("overlap", &ZeroOptions::overlap,
+           "Reduce gradients during backward; false waits for backward to end (to measure what "
+           "overlap saves)");
+    f.flag("prefetch", &ZeroOptions::prefetch,
+           "Stage 3: start gathering the next layer's parameters while one layer runs");
+    f.text("offload", &ZeroOptions::offload,
+           "cpu: the optimizer state and step in pinned host memory (runs on a GPU); nvme: the "
+           "optimizer state of each rank's part in files under offload_dir, read in for its "
+           "step and written back after it, one unit's at a time",
+           {"none", "cpu", "nvme"});
+    f.text("offload_dir", &ZeroOptions::offload_dir,
+           "nvme: the folder for the optimizer state files (a local disk); empty: the system's "
+           "temporary folder");
+    add_drop_last(f, "the ranks");
+    return f;
+  }();
+  return fields;
 }
 
 void ZeroStrategy::setup(const StrategyContext& context) {

@@ -6,17 +6,17 @@
 // again before its backward, and freed after.
 #pragma once
 
-#include <runner/runner.hpp>
-#include <runner/strategies/training_step.hpp>
-
 #include <memory>
+#include <runner/option_fields.hpp>
+#include <runner/runner.hpp>
+#include <runner/strategies/sharded_unit.hpp>
+#include <runner/strategies/state_pieces.hpp>
+#include <runner/strategies/training_step.hpp>
 #include <string>
 #include <vector>
 
 #include "gradient_reduction.hpp"
 #include "layer_gathering.hpp"
-#include <runner/strategies/sharded_unit.hpp>
-#include <runner/strategies/state_pieces.hpp>
 
 namespace runner::strategies {
 
@@ -28,7 +28,9 @@ struct ZeroOptions {
   bool drop_last = false;
   std::string offload = "none";  // "cpu": the state in host memory; "nvme": in files
   std::string offload_dir;       // nvme: where; empty: the system's temporary folder
-  static ZeroOptions from(const Options& options);
+  // Its keys in the strategy's table, after the host's distributed keys.
+  static const OptionFields<ZeroOptions>& fields();
+  static ZeroOptions from(const Options& options) { return fields().read(options); }
 };
 
 class ZeroStrategy : public Strategy {

@@ -147,6 +147,27 @@ TEST(LeNet5, TheDefaultsAreTheOpsAndComputeWhatLibTorchsPathDoes) {
   EXPECT_TRUE(resolved.fused);
 }
 
+// Every key reaches its member, the variant as its enum; unset keys give LeNet5Options{}.
+TEST(LeNet5, EachKeyIsReadIntoItsOptionsMember) {
+  const LeNet5Options defaults = LeNet5Options::from(model_testing::options_for(lenet5_schema()));
+  EXPECT_EQ(defaults.activation, LeNet5Options{}.activation);
+  EXPECT_EQ(defaults.variant, Variant::classic);
+  EXPECT_EQ(defaults.in_channels, 0);
+  const LeNet5Options set = LeNet5Options::from(
+      model_testing::options_for(lenet5_schema(), {{"activation", std::string("tanh")},
+                                                   {"pool", std::string("avg")},
+                                                   {"fused", false},
+                                                   {"variant", std::string("cifar")},
+                                                   {"in_channels", int64_t{3}},
+                                                   {"image_size", int64_t{32}}}));
+  EXPECT_EQ(set.activation, "tanh");
+  EXPECT_EQ(set.pool, "avg");
+  EXPECT_FALSE(set.fused);
+  EXPECT_EQ(set.variant, Variant::cifar);
+  EXPECT_EQ(set.in_channels, 3);
+  EXPECT_EQ(set.image_size, 32);
+}
+
 // Fusion is relu's: another activation runs after a plain conv, fused key or not.
 TEST(LeNet5, AnotherActivationRunsApartFromTheConv) {
   FakeOpLibrary ops;

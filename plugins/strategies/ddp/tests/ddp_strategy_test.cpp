@@ -49,6 +49,28 @@ std::vector<RankRecord> train_on_ranks(DdpOptions options, bool batch_norm = fal
   return records;
 }
 
+// The table lists the host's distributed keys, then ddp's own with DdpOptions{}'s values as
+// defaults; drop_last is the strategy support library's declaration.
+TEST(Ddp, KeysFollowTheHostsAndDefaultToTheOptionsStruct) {
+  const Schema schema = DdpOptions::fields().schema();
+  EXPECT_EQ(schema.names(),
+            (std::vector<std::string>{"world_size", "backend", "timeout_s", "bucket_mb", "overlap",
+                                      "drop_last", "buffers"}));
+  EXPECT_EQ(std::get<double>(*schema.find("bucket_mb")->default_value), DdpOptions{}.bucket_mb);
+  EXPECT_EQ(std::get<bool>(*schema.find("drop_last")->default_value), false);
+  EXPECT_NE(schema.find("drop_last")->doc.find("among the ranks"), std::string::npos);
+  Options options("strategy");
+  options.set("bucket_mb", 0.5);
+  options.set("overlap", false);
+  options.set("drop_last", true);
+  options.set("buffers", std::string("average"));
+  const DdpOptions read = DdpOptions::from(options);
+  EXPECT_EQ(read.bucket_mb, 0.5);
+  EXPECT_FALSE(read.overlap);
+  EXPECT_TRUE(read.drop_last);
+  EXPECT_EQ(read.buffers, "average");
+}
+
 TEST(Ddp, ParametersStayBitIdenticalAcrossRanksAfterEveryStep) {
   auto records = train_on_ranks(DdpOptions{});
   for (int step = 0; step < kSteps; ++step)
