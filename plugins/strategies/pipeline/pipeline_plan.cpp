@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "partition.hpp"
+#include "pipeline_strategy.hpp"
 
 namespace runner::strategies {
 namespace {
@@ -53,7 +54,8 @@ double tied_copies(const ModelEstimate& model, LayerRange range) {
 // also the loss's; every stage its boundary messages. A model without layers cannot be cut:
 // every rank plans the whole replica.
 RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
-  const int k = static_cast<int>(options.get_int("stages"));
+  const PipelineOptions pipeline = PipelineOptions::from(options);
+  const int k = pipeline.stages;
   const int ranks = std::max(1, input.world_size);
   const int pipelines = std::max(1, ranks / k);
   const ModelEstimate& model = input.model;
@@ -70,13 +72,13 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
   plan.data_parallel_degree = pipelines;
   plan.micro_batch_size = micro_batch_size(input, pipelines);
   const auto m = std::max<int64_t>(1, input.techniques.micro_batches);
-  const bool gpipe = options.get_string("schedule") == "gpipe";
+  const bool gpipe = pipeline.schedule == "gpipe";
   // zero_stage 1 over Gloo stages a copy of each of two reductions in flight, as zero's.
-  const bool sharded = options.get_int("zero_stage") == 1 && pipelines > 1;
+  const bool sharded = pipeline.zero_stage == 1 && pipelines > 1;
   const bool gloo = options.get_string("backend") == "gloo";
-  const double bucket = options.get_double("bucket_mb") * 1024 * 1024;
+  const double bucket = pipeline.bucket_mb * 1024 * 1024;
   const LayerWeights weights = weights_of(model);
-  const std::string balance = options.get_string("balance");
+  const std::string& balance = pipeline.balance;
   const std::vector<LayerRange> ranges = cut_layers(balance, weights, k);
   const auto samples = static_cast<double>(plan.micro_batch_size);
   for (int r = 0; r < ranks; ++r) {

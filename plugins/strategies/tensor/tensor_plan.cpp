@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "tensor_strategy.hpp"
+
 namespace runner::strategies {
 namespace {
 
@@ -42,7 +44,7 @@ ModelEstimate split_estimate(const ModelEstimate& model, int degree) {
 // A replica with the split model per rank, and the flat copy the replicas' gradients are
 // averaged in when there is more than one group.
 RunPlan plan_tensor(const Options& options, const PlanInput& input) {
-  const int t = static_cast<int>(options.get_int("degree"));
+  const int t = TensorOptions::from(options).degree;
   const int ranks = std::max(1, input.world_size);
   if (ranks % t != 0)
     throw ConfigError("strategy.degree = " + std::to_string(t) + " does not divide the " +

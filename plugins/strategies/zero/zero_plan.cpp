@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "zero_strategy.hpp"
+
 namespace runner::strategies {
 namespace {
 
@@ -30,11 +32,12 @@ std::vector<double> layer_units(const ModelEstimate& model) {
 // The buckets reduced late in backward (stage 3's largest) meet activations mostly freed.
 RunPlan plan_zero(const Options& options, const PlanInput& input) {
   const int ranks = std::max(1, input.world_size);
-  const auto stage = options.get_int("stage");
+  const ZeroOptions zero = ZeroOptions::from(options);
+  const int stage = zero.stage;
   const double parameters = static_cast<double>(input.model.parameters);
   const double whole = kFp32 * parameters;
   const double part = whole / ranks;
-  const double bucket = std::min(whole, options.get_double("bucket_mb") * 1024 * 1024);
+  const double bucket = std::min(whole, zero.bucket_mb * 1024 * 1024);
   const bool gloo = options.get_string("backend") == "gloo";
   const std::vector<double> units = layer_units(input.model);
   const double largest_unit = kFp32 * units[0];
@@ -48,7 +51,7 @@ RunPlan plan_zero(const Options& options, const PlanInput& input) {
   MemoryPlan rank = replica_memory(input, plan.micro_batch_size);
   // The optimizer's temporaries are as large as the largest master part it steps. Offloaded
   // to nvme, only that part's state is in memory, during its step; to cpu, none on the device.
-  const std::string offload = options.get_string("offload");
+  const std::string& offload = zero.offload;
   const bool offloaded = offload == "nvme";
   rank.optimizer_state = offload == "cpu" ? 0
                          : states * (offloaded ? unit / ranks : part) + (states > 0 ? unit / ranks : 0);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "../pipeline_plan.hpp"
+#include "../pipeline_strategy.hpp"
+#include <runner_testing/table_defaults.hpp>
 
 namespace runner::testing {
 namespace {
@@ -26,12 +28,11 @@ PlanInput four_layers(int ranks, int micro_batches) {
 }
 
 Options pipeline(const std::string& schedule, int64_t zero_stage = 0) {
-  Options o("strategy");
+  Options o = table_defaults(strategies::PipelineOptions::fields().schema(), "strategy");
   o.set("stages", int64_t{2});
   o.set("schedule", schedule);
   o.set("balance", std::string("layers"));
   o.set("zero_stage", zero_stage);
-  o.set("bucket_mb", 25.0);
   o.set("backend", std::string("nccl"));
   return o;
 }

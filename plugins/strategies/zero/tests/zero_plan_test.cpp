@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "../zero_plan.hpp"
+#include "../zero_strategy.hpp"
+#include <runner_testing/table_defaults.hpp>
 
 namespace runner::testing {
 namespace {
@@ -22,9 +24,8 @@ PlanInput ten_million(int ranks) {
 }
 
 Options zero(int stage, const std::string& backend = "nccl", const std::string& offload = "none") {
-  Options o("strategy");
+  Options o = table_defaults(strategies::ZeroOptions::fields().schema(), "strategy");
   o.set("stage", int64_t{stage});
-  o.set("bucket_mb", 25.0);
   o.set("backend", backend);
   o.set("offload", offload);
   return o;
