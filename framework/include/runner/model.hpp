@@ -6,10 +6,8 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "runner/communicator.hpp"
 #include "runner/dataset.hpp"
 #include "runner/errors.hpp"
 #include "runner/layer.hpp"
@@ -36,10 +34,6 @@ struct LayerEstimate {
   // pipeline stage without the owner keeps a copy.
   int64_t tied_parameters = 0;
   size_t tied_owner = 0;
-  // Tensor parallelism (Model::split_tensor_parallel): of the above, what each rank of a
-  // group of t ranks holds 1/t of; the rest every rank holds whole.
-  int64_t split_parameters = 0;
-  double split_held_bytes = 0;
 };
 
 // What a model would be, worked out from its options without building it, so that
@@ -57,9 +51,6 @@ struct ModelEstimate {
   double loss_bytes = 0;
   // Bytes of the model's buffers (BatchNorm statistics), not per sample.
   double buffer_bytes = 0;
-  // Sizes a tensor-parallel degree must divide, by their keys ({"heads", 12}); empty when the
-  // model cannot be split.
-  std::vector<std::pair<std::string, int64_t>> tensor_parallel_divisors;
 };
 
 class Model : public torch::nn::Module {
@@ -74,17 +65,6 @@ class Model : public torch::nn::Module {
   // The model as a chain of layers: folding forward over them, from the inputs, gives
   // forward(inputs). Empty: the model cannot be cut (no activation checkpointing).
   virtual std::vector<std::shared_ptr<Layer>> layers() { return {}; }
-
-  // Tensor parallelism (Megatron-LM): keeps this rank's part of each matrix the model splits
-  // over `group`, cut from the weights it was built with, so the split model computes what the
-  // whole one does; forward and backward then meet the group's other ranks in collectives.
-  // Returns the parameters it split; the others stay whole, and their gradients are the same
-  // on every rank of the group. Every rank of the group calls it, with the same weights.
-  virtual std::vector<torch::Tensor> split_tensor_parallel(std::shared_ptr<Communicator> group) {
-    (void)group;
-    throw ConfigError("this model cannot be split for tensor parallelism",
-                      "use a model that supports it, such as gpt2, or another strategy");
-  }
 
   // Multiply-adds of one sample's forward pass, times two (FLOPs). Training costs about 3x.
   virtual double forward_flops_per_sample() const = 0;

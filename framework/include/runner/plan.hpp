@@ -5,12 +5,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/model.hpp"
 #include "runner/options.hpp"
 #include "runner/techniques.hpp"
+#include "runner/tensor_split.hpp"
 
 namespace runner {
 
@@ -33,6 +35,9 @@ struct PlanInput {
   int64_t batch_size = 1;  // train.batch_size, the global batch
   int64_t test_batch_size = 1;  // train.test_batch_size, per rank
   int optimizer_states_per_parameter = 0;  // fp32 tensors per parameter: 2 for adam(w)
+  // What a tensor-parallel split divides (the model's SplitEstimator); none when the model
+  // registered none.
+  std::optional<SplitEstimate> tensor_split;
 };
 
 struct RunPlan {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "runner/options.hpp"
 #include "runner/plan.hpp"
 #include "runner/strategy.hpp"
+#include "runner/tensor_split.hpp"
 #include "runner/version.hpp"
 
 namespace runner {
@@ -48,6 +50,9 @@ struct Component {
   // Optional, models only: sizes the model without allocating it. Without one, the host
   // builds the model to count its parameters and measure what its layers hold.
   ModelEstimator estimate_model;
+  // Optional, models only: how the model splits over a tensor-parallel group
+  // (add_tensor_parallel). Without one, the strategy tensor refuses the model.
+  TensorParallelism tensor_parallel;
   // Optional, strategies only: lays the model's estimate out over the ranks. Without one, the
   // host plans a whole replica per rank.
   StrategyPlanner plan_strategy;
@@ -67,6 +72,17 @@ class PluginBuilder {
     c.make_model = std::move(factory);
     c.estimate_model = std::move(estimator);
     components_.push_back(std::move(c));
+  }
+  // Tensor parallelism for the model `model`, added above: kept apart from the model's factory
+  // so that a model which does not split never names it.
+  void add_tensor_parallel(const std::string& model, TensorParallelism parallelism) {
+    for (auto& c : components_)
+      if (c.kind == Kind::model && c.name == model) {
+        c.tensor_parallel = std::move(parallelism);
+        return;
+      }
+    throw std::invalid_argument("add_tensor_parallel(\"" + model +
+                                "\"): no model of that name was added before it");
   }
   void add_op(std::string name, std::string version, std::string description, Schema schema,
               OpFactory factory) {

@@ -17,5 +17,6 @@
 #include "runner/plugin.hpp"
 #include "runner/strategy.hpp"
 #include "runner/tensor_parallel.hpp"
+#include "runner/tensor_split.hpp"
 #include "runner/training_state.hpp"
 #include "runner/version.hpp"

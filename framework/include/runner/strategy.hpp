@@ -47,6 +47,10 @@ struct StrategyContext {
   std::shared_ptr<Communicator> communicator = std::make_shared<SingleRankCommunicator>();
   // A fresh model like `model` (same options, on the CPU, new initialization): replicas.
   std::function<std::shared_ptr<Model>()> make_model;
+  // Splits `model` over a tensor-parallel group (TensorSplitter); empty when the model
+  // registered no tensor parallelism.
+  std::function<std::vector<torch::Tensor>(std::shared_ptr<Communicator> group)>
+      split_tensor_parallel;
 };
 
 // What a step reports, small whatever the model: the predictions, not the outputs they come

@@ -1,5 +1,5 @@
-// Building blocks for a model that splits itself over a tensor-parallel group
-// (Model::split_tensor_parallel), as Megatron-LM (Shoeybi et al., 2019) splits a transformer:
+// Building blocks for a model that splits over a tensor-parallel group (its TensorSplitter,
+// runner/tensor_split.hpp), as Megatron-LM (Shoeybi et al., 2019) splits a transformer:
 // a column-parallel linear (each rank computes some of the outputs) takes its input through
 // enter_split_region, and a row-parallel linear (each rank takes some of the inputs) gives its
 // partial products to leave_split_region, so a block costs one all-reduce in forward and one

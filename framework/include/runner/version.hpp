@@ -4,4 +4,4 @@
 #define RUNNER_VERSION "0.5.0"
 
 // Bump when any SDK type a plugin hands to the host changes layout or meaning.
-#define RUNNER_ABI_VERSION 8u
+#define RUNNER_ABI_VERSION 9u

@@ -74,7 +74,8 @@ RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Regist
                   std::max(1, world_size),
                   run.train.get_int("batch_size"),
                   run.train.get_int("test_batch_size"),
-                  optimizer_states_per_parameter(run.optimizer)};
+                  optimizer_states_per_parameter(run.optimizer),
+                  registry.estimate_split(run.model, context)};
   if (auto plan = registry.plan_strategy(run.strategy, input)) {
     estimate.plan = std::move(*plan);
     estimate.planned_by_strategy = true;

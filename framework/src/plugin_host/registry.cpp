@@ -122,6 +122,20 @@ std::optional<ModelEstimate> Registry::estimate_model(const config::ComponentCon
   return *estimate;
 }
 
+std::optional<SplitEstimate> Registry::estimate_split(const config::ComponentConfig& config,
+                                                      const ModelContext& context) const {
+  const Registered& r = get(Kind::model, config.name);
+  const SplitEstimator& estimator = r.component->tensor_parallel.estimate;
+  if (!estimator) return std::nullopt;
+  auto estimate = call_factory(
+      r, [&] { return std::make_shared<SplitEstimate>(estimator(config.options, context)); });
+  return *estimate;
+}
+
+TensorSplitter Registry::tensor_splitter(const config::ComponentConfig& config) const {
+  return get(Kind::model, config.name).component->tensor_parallel.split;
+}
+
 std::shared_ptr<Strategy> Registry::make_strategy(const config::ComponentConfig& config) const {
   const Registered& r = get(Kind::strategy, config.name);
   return call_factory(r, [&] { return r.component->make_strategy(config.options); });

@@ -45,6 +45,12 @@ class Registry : public config::SchemaSource {
   // The model's own estimate, made without building it; nullopt when it has no estimator.
   std::optional<ModelEstimate> estimate_model(const config::ComponentConfig& config,
                                               const ModelContext& context) const;
+  // What the model's tensor-parallel split divides; nullopt when it registered no split or no
+  // estimate of it.
+  std::optional<SplitEstimate> estimate_split(const config::ComponentConfig& config,
+                                              const ModelContext& context) const;
+  // The model's tensor-parallel split; empty when it registered none.
+  TensorSplitter tensor_splitter(const config::ComponentConfig& config) const;
   std::shared_ptr<Strategy> make_strategy(const config::ComponentConfig& config) const;
   // The strategy's own plan; nullopt when it has no planner.
   std::optional<RunPlan> plan_strategy(const config::ComponentConfig& config,

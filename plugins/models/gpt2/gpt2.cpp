@@ -1,4 +1,4 @@
-// Gpt2: its modules and layers, forward, the shifted loss, tensor-parallel split, registration.
+// Gpt2: its modules and layers, forward, the shifted loss, registration.
 #include "gpt2.hpp"
 
 #include <memory>
@@ -71,20 +71,6 @@ torch::Tensor Gpt2::loss(const torch::Tensor& logits, const torch::Tensor& targe
   torch::Tensor predictions = logits.slice(1, 0, -1).reshape({-1, logits.size(2)});  // (B*(T-1), V)
   torch::Tensor next_tokens = targets.slice(1, 1).reshape({-1});                     // (B*(T-1))
   return F::cross_entropy(predictions, next_tokens);
-}
-
-std::vector<torch::Tensor> Gpt2::split_tensor_parallel(
-    std::shared_ptr<runner::Communicator> group) {
-  const int64_t degree = group->world_size();
-  if (shape_.heads % degree != 0)
-    throw runner::ConfigError("gpt2's heads = " + std::to_string(shape_.heads) +
-                                  " do not divide among " + std::to_string(degree) +
-                                  " tensor-parallel ranks",
-                              "choose a degree that divides heads");
-  std::vector<torch::Tensor> split;
-  for (const auto& block : *h_)
-    for (const auto& p : std::dynamic_pointer_cast<Block>(block)->split(group)) split.push_back(p);
-  return split;
 }
 
 double Gpt2::forward_flops_per_sample() const {

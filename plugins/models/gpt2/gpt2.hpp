@@ -27,20 +27,13 @@ class Gpt2 : public runner::Model {
 
   double forward_flops_per_sample() const override;
 
-  // Megatron-LM's split of each block: attention by heads, the MLP by its inner width. The
-  // embeddings, the LayerNorms, the head and the loss stay whole on every rank: the logits
-  // then need no gather before the loss and the tied weight no vocabulary split, at the cost
-  // of V * hidden parameters and the logits on every rank. Throws a ConfigError naming heads
-  // when the group's size does not divide them.
-  std::vector<torch::Tensor> split_tensor_parallel(
-      std::shared_ptr<runner::Communicator> group) override;
-
   // The embedding (gpt2::Embedding), each block (gpt2::Block), the head (gpt2::Head):
   // forward is their fold. The head's weight is the embedding's (tied_parameters()).
   std::vector<std::shared_ptr<runner::Layer>> layers() override { return layers_; }
 
   torch::Tensor embed(const torch::Tensor& tokens);  // (B, T) -> (B, T, hidden)
   torch::nn::ModuleList blocks() const { return h_; }
+  const Shape& shape() const { return shape_; }
   torch::Tensor head(const torch::Tensor& x);  // (B, T, hidden) -> (B, T, vocab_size)
 
  private:

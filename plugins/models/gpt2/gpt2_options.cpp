@@ -182,8 +182,6 @@ runner::ModelEstimate estimate(const Gpt2Options& options, const runner::Dataset
   runner::ModelEstimate sizes;
   sizes.parameters = parameter_count(options.shape);
   sizes.forward_flops_per_sample = forward_flops_per_sample(sizes.parameters, data.sample_shape[0]);
-  sizes.tensor_parallel_divisors = {{"heads", options.shape.heads},
-                                    {"hidden", options.shape.hidden}};
   return sizes;
 }
 

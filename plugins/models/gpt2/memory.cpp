@@ -3,6 +3,8 @@
 
 #include <runner/compat.hpp>
 
+#include <algorithm>
+
 namespace gpt2 {
 namespace {
 
@@ -72,11 +74,7 @@ std::vector<runner::LayerEstimate> layer_estimates(const Gpt2Options& options, i
                          t * 4 * c * (dropout ? 2 : 1), t * 4 * c, 0));
   const BlockBytes bytes = block_bytes(s, tokens, dropout, bf16);
   for (int64_t i = 0; i < s.layers; ++i) {
-    runner::LayerEstimate block = layer(per_block, t * bytes.held, t * 4 * c,
-                                        block_forward_flops(s, tokens));
-    block.split_parameters = per_block - 6 * s.hidden;  // all but LayerNorms and 2 biases
-    block.split_held_bytes = t * bytes.split;
-    layers.push_back(block);
+    layers.push_back(layer(per_block, t * bytes.held, t * 4 * c, block_forward_flops(s, tokens)));
   }
   // Head: ln_f's output (C, or its bf16 copy, kept by the linear) and the logits (V).
   const double element = bf16 ? 2 : 4;
@@ -85,6 +83,19 @@ std::vector<runner::LayerEstimate> layer_estimates(const Gpt2Options& options, i
   head.tied_parameters = s.vocab_size * s.hidden;  // the token embedding, layer 0's
   layers.push_back(head);
   return layers;
+}
+
+std::vector<runner::LayerSplit> layer_splits(const Gpt2Options& options, int64_t tokens,
+                                             runner::Precision precision) {
+  const Shape& s = options.shape;
+  const bool bf16 = precision != runner::Precision::fp32;
+  const BlockBytes bytes = block_bytes(s, tokens, options.dropout > 0, bf16);
+  // All of a block but its LayerNorms and the two projections' biases; the ends whole.
+  const runner::LayerSplit block{12 * s.hidden * s.hidden + 13 * s.hidden - 6 * s.hidden,
+                                 static_cast<double>(tokens) * bytes.split};
+  std::vector<runner::LayerSplit> splits(static_cast<size_t>(s.layers) + 2);
+  std::fill(splits.begin() + 1, splits.end() - 1, block);
+  return splits;
 }
 
 double loss_bytes(const Shape& shape, int64_t tokens) {

@@ -5,6 +5,7 @@
 #include <runner/strategies/replica_plan.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include "tensor_strategy.hpp"
 
@@ -13,11 +14,17 @@ namespace {
 
 constexpr double kFp32 = 4;
 
-void check_divisors(const ModelEstimate& model, int degree) {
-  if (model.tensor_parallel_divisors.empty())
+void check_split(const ModelEstimate& model, const std::optional<SplitEstimate>& split,
+                 int degree) {
+  if (!split)
     throw ConfigError("strategy tensor: the model does not say how it splits over ranks",
                       "use a model that supports tensor parallelism, such as gpt2");
-  for (const auto& [key, size] : model.tensor_parallel_divisors)
+  if (split->layers.size() != model.layers.size())
+    throw ConfigError("strategy tensor: the model's split lists " +
+                          std::to_string(split->layers.size()) + " layers, its estimate " +
+                          std::to_string(model.layers.size()),
+                      "the model's SplitEstimator must list one LayerSplit per layer");
+  for (const auto& [key, size] : split->divisors)
     if (size % degree != 0)
       throw ConfigError("strategy.degree = " + std::to_string(degree) + " does not divide the "
                             "model's " + key + " = " + std::to_string(size),
@@ -26,19 +33,19 @@ void check_divisors(const ModelEstimate& model, int degree) {
 
 }  // namespace
 
-ModelEstimate split_estimate(const ModelEstimate& model, int degree) {
-  check_divisors(model, degree);
+ModelEstimate split_estimate(const ModelEstimate& model, const std::optional<SplitEstimate>& split,
+                             int degree) {
+  check_split(model, split, degree);
   const auto t = static_cast<double>(degree);
-  ModelEstimate split = model;
-  for (auto& layer : split.layers) {
-    const int64_t removed = layer.split_parameters - layer.split_parameters / degree;
-    split.parameters -= removed;
-    layer.parameters -= removed;
-    layer.split_parameters /= degree;
-    layer.held_bytes -= layer.split_held_bytes * (1 - 1 / t);
-    layer.split_held_bytes /= t;
+  ModelEstimate rank = model;
+  for (size_t i = 0; i < rank.layers.size(); ++i) {
+    const LayerSplit& part = split->layers[i];
+    const int64_t removed = part.parameters - part.parameters / degree;
+    rank.parameters -= removed;
+    rank.layers[i].parameters -= removed;
+    rank.layers[i].held_bytes -= part.held_bytes * (1 - 1 / t);
   }
-  return split;
+  return rank;
 }
 
 // A replica with the split model per rank, and the flat copy the replicas' gradients are
@@ -51,7 +58,7 @@ RunPlan plan_tensor(const Options& options, const PlanInput& input) {
                           std::to_string(ranks) + " ranks into tensor-parallel groups",
                       "set strategy.world_size to a multiple of strategy.degree");
   PlanInput split = input;
-  split.model = split_estimate(input.model, t);
+  split.model = split_estimate(input.model, input.tensor_split, t);
   const int groups = ranks / t;
   const double averaging = groups > 1 ? kFp32 * static_cast<double>(split.model.parameters) : 0;
   return replicated_plan(split, groups, ranks, averaging,

@@ -22,7 +22,7 @@ Placement placement_of(const std::string& name, const torch::Tensor& part,
   return placement;
 }
 
-// The parameters split_tensor_parallel left whole: every rank of the group holds them alike.
+// The parameters the model's split left whole: every rank of the group holds them alike.
 std::vector<torch::Tensor> whole_of(const std::vector<torch::Tensor>& parameters,
                                     const std::vector<torch::Tensor>& split) {
   std::unordered_set<const void*> split_ones;
@@ -50,6 +50,9 @@ const OptionFields<TensorOptions>& TensorOptions::fields() {
 }
 
 void TensorStrategy::setup(const StrategyContext& context) {
+  if (!context.split_tensor_parallel)
+    throw ConfigError("strategy tensor: this model cannot be split for tensor parallelism",
+                      "use a model that supports it, such as gpt2, or another strategy");
   Communicator& world = *context.communicator;
   const int t = options_.degree;
   if (world.world_size() % t != 0)
@@ -62,7 +65,7 @@ void TensorStrategy::setup(const StrategyContext& context) {
   broadcast_from_rank_zero(*model_, world);
   make_groups(world);
   for (const auto& p : model_->parameters()) whole_shapes_[p.unsafeGetTensorImpl()] = p.sizes().vec();
-  const std::vector<torch::Tensor> split = model_->split_tensor_parallel(group_);
+  const std::vector<torch::Tensor> split = context.split_tensor_parallel(group_);
   parameters_ = trainable_parameters(*model_);
   optimizer_ = context.make_optimizer(parameters_);
   step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,

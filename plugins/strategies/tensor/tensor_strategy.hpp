@@ -1,9 +1,9 @@
 // Strategy `tensor`: tensor parallelism (Megatron-LM, Shoeybi et al. 2019) in a mesh with data
 // parallelism. Consecutive ranks form a tensor-parallel group of `degree` ranks that share a
-// batch: the model splits its matrices among them (Model::split_tensor_parallel), so each
-// rank holds and computes 1/degree of each split layer and the group meets in two all-reduces
-// per block and pass. The groups are data-parallel replicas of each other: each takes its
-// shard of the epoch and their gradients are averaged after backward.
+// batch: the model splits its matrices among them (its TensorSplitter, runner/tensor_split.hpp),
+// so each rank holds and computes 1/degree of each split layer and the group meets in two
+// all-reduces per block and pass. The groups are data-parallel replicas of each other: each takes
+// its shard of the epoch and their gradients are averaged after backward.
 #pragma once
 
 #include <runner/option_fields.hpp>

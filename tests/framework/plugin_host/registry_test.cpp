@@ -34,6 +34,16 @@ TEST(Registry, FindsComponentsOfAFolderByKindAndName) {
   EXPECT_NE(registry.schema(Kind::dataset, "blobs")->find("train_size"), nullptr);
 }
 
+TEST(Registry, OnlyAModelThatRegisteredTensorParallelismHasASplitter) {
+  Registry registry;
+  registry.load_directories({fixture_dir("good")});
+  EXPECT_TRUE(registry.tensor_splitter(component("layered_probe", Options("model"))));
+  EXPECT_FALSE(registry.tensor_splitter(component("linear_probe", Options("model"))));
+  // layered_probe splits without an estimate of its split: the plan cannot size it.
+  EXPECT_FALSE(
+      registry.estimate_split(component("layered_probe", Options("model")), ModelContext{}));
+}
+
 TEST(Registry, TheSameFolderTwiceIsReadOnce) {
   Registry registry;
   registry.load_directories({fixture_dir("good"), fixture_dir("good") + "/."});

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "gpt2_parallelize.hpp"
 #include "gpt2_test_support.hpp"
 #include "memory.hpp"
 #include <runner_testing/error_message.hpp>
@@ -80,7 +81,7 @@ TEST(Gpt2Split, EachRankHoldsItsPartAndComputesTheWholeModel) {
   runner::testing::on_ranks(kRanks, [&](int rank, runner::distributed::RankConnection& c) {
     FakeOpLibrary rank_ops;
     auto model = same_tiny_model(rank_ops);
-    model->split_tensor_parallel(c.communicator);
+    parallelize(*model, c.communicator);
     Tensors weights;
     for (const auto& p : model->named_parameters()) weights[p.key()] = p.value().detach().clone();
     split[static_cast<size_t>(rank)] = forward_backward(*model);
@@ -105,7 +106,7 @@ TEST(Gpt2Split, RanksThatDoNotDivideTheHeadsAreAConfigErrorNamingThem) {
     FakeOpLibrary ops;
     auto model = same_tiny_model(ops);
     const std::string text = runner::testing::message_of<runner::ConfigError>(
-        [&] { model->split_tensor_parallel(c.communicator); });
+        [&] { parallelize(*model, c.communicator); });
     if (rank == 0) message = text;
   });
   EXPECT_NE(message.find("heads = 4 do not divide among 3"), std::string::npos) << message;
@@ -113,23 +114,26 @@ TEST(Gpt2Split, RanksThatDoNotDivideTheHeadsAreAConfigErrorNamingThem) {
 
 TEST(Gpt2Split, TheEstimateSaysWhatSplitsAndWhatMustDivide) {
   Gpt2Options options;  // tiny: hidden 64, 4 heads
+  FakeOpLibrary ops;
+  const runner::ModelContext tokens_16 = context(ops, token_data(100, 16));
   const auto layers = layer_estimates(options, 16, runner::Precision::fp32);
+  const runner::SplitEstimate split = split_estimate(options, tokens_16);
+  ASSERT_EQ(split.layers.size(), layers.size());
   const int64_t c = 64;
   for (size_t i = 1; i + 1 < layers.size(); ++i) {
     // All of a block but its two LayerNorms (4C) and the two projections' biases (2C).
-    EXPECT_EQ(layers[i].split_parameters, layers[i].parameters - 6 * c);
+    EXPECT_EQ(split.layers[i].parameters, layers[i].parameters - 6 * c);
     // The residual stream whole: ln_1's output, the sum, ln_2's output, the output: 4C floats
     // per token, 16 tokens.
-    EXPECT_DOUBLE_EQ(layers[i].held_bytes - layers[i].split_held_bytes, 16.0 * 4 * c * 4);
+    EXPECT_DOUBLE_EQ(layers[i].held_bytes - split.layers[i].held_bytes, 16.0 * 4 * c * 4);
   }
-  EXPECT_EQ(layers.front().split_parameters, 0);
-  EXPECT_EQ(layers.back().split_parameters, 0);
+  EXPECT_EQ(split.layers.front().parameters, 0);
+  EXPECT_EQ(split.layers.back().parameters, 0);
   // The head reads the token embedding, the first layer's: 512 tokens x 64.
   EXPECT_EQ(layers.back().tied_parameters, 512 * 64);
   EXPECT_EQ(layers.back().tied_owner, 0u);
-  const runner::ModelEstimate sizes = estimate(options, token_data(100, 16));
   const std::vector<std::pair<std::string, int64_t>> divisors{{"heads", 4}, {"hidden", 64}};
-  EXPECT_EQ(sizes.tensor_parallel_divisors, divisors);
+  EXPECT_EQ(split.divisors, divisors);
 }
 
 }  // namespace

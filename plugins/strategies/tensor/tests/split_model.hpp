@@ -6,6 +6,7 @@
 #include <runner/runner.hpp>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace runner::strategies::testing {
@@ -55,13 +56,17 @@ class SplitMlp : public Model {
     return head_->forward(mlp_->forward(x));
   }
   std::vector<std::shared_ptr<Layer>> layers() override { return {mlp_, head_}; }
-  std::vector<torch::Tensor> split_tensor_parallel(std::shared_ptr<Communicator> group) override {
-    return mlp_->split(std::move(group));
-  }
   double forward_flops_per_sample() const override { return 0; }
 
   std::shared_ptr<SplitMlpLayer> mlp_;
   std::shared_ptr<HeadLayer> head_;
 };
+
+// SplitMlp's split as the host hands it to a strategy (StrategyContext::split_tensor_parallel).
+inline void give_split(StrategyContext& context, const std::shared_ptr<SplitMlp>& model) {
+  context.split_tensor_parallel = [model](std::shared_ptr<Communicator> group) {
+    return model->mlp_->split(std::move(group));
+  };
+}
 
 }  // namespace runner::strategies::testing

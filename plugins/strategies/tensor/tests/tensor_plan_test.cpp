@@ -13,25 +13,28 @@ namespace {
 using strategies::plan_tensor;
 using strategies::split_estimate;
 
-// Two layers: 1000 parameters of which 800 split, holding 100 bytes of which 60 split; and an
-// unsplit one of 50 parameters.
-LayerEstimate layer(int64_t parameters, double held, int64_t split_parameters,
-                    double split_held) {
+LayerEstimate layer(int64_t parameters, double held) {
   LayerEstimate estimate;
   estimate.parameters = parameters;
   estimate.held_bytes = held;
   estimate.output_bytes = 10;
-  estimate.split_parameters = split_parameters;
-  estimate.split_held_bytes = split_held;
   return estimate;
 }
 
+// Two layers: 1000 parameters holding 100 bytes, and 50 parameters holding 20.
 ModelEstimate two_layers() {
   ModelEstimate model;
   model.parameters = 1050;
-  model.layers = {layer(1000, 100, 800, 60), layer(50, 20, 0, 0)};
-  model.tensor_parallel_divisors = {{"heads", 12}, {"hidden", 96}};
+  model.layers = {layer(1000, 100), layer(50, 20)};
   return model;
+}
+
+// Of the first, 800 parameters and 60 bytes split; the second whole.
+SplitEstimate two_layers_split() {
+  SplitEstimate split;
+  split.layers = {LayerSplit{800, 60}, LayerSplit{}};
+  split.divisors = {{"heads", 12}, {"hidden", 96}};
+  return split;
 }
 
 Options tensor_options(int64_t degree) {
@@ -42,10 +45,9 @@ Options tensor_options(int64_t degree) {
 }
 
 TEST(TensorPlan, SplitPartsAreDividedByTheDegreeAndTheRestKeptWhole) {
-  const ModelEstimate split = split_estimate(two_layers(), 4);
+  const ModelEstimate split = split_estimate(two_layers(), two_layers_split(), 4);
   EXPECT_EQ(split.parameters, 1050 - 600);
   EXPECT_EQ(split.layers[0].parameters, 200 + 200);
-  EXPECT_EQ(split.layers[0].split_parameters, 200);
   EXPECT_DOUBLE_EQ(split.layers[0].held_bytes, 40 + 15);
   EXPECT_EQ(split.layers[1].parameters, 50);
   EXPECT_DOUBLE_EQ(split.layers[1].held_bytes, 20);
@@ -53,23 +55,32 @@ TEST(TensorPlan, SplitPartsAreDividedByTheDegreeAndTheRestKeptWhole) {
 
 TEST(TensorPlan, ADegreeThatDoesNotDivideASizeNamesIt) {
   const std::string message =
-      message_of<ConfigError>([] { split_estimate(two_layers(), 5); });
+      message_of<ConfigError>([] { split_estimate(two_layers(), two_layers_split(), 5); });
   EXPECT_NE(message.find("strategy.degree = 5 does not divide the model's heads = 12"),
             std::string::npos)
       << message;
 }
 
-TEST(TensorPlan, AModelWithoutSplitSizesIsRefused) {
-  ModelEstimate model = two_layers();
-  model.tensor_parallel_divisors.clear();
-  EXPECT_NE(message_of<ConfigError>([&] { split_estimate(model, 2); })
-                .find("does not say how it splits"),
+TEST(TensorPlan, AModelWithoutASplitIsRefused) {
+  EXPECT_NE(message_of<ConfigError>([] {
+              split_estimate(two_layers(), std::nullopt, 2);
+            }).find("does not say how it splits"),
+            std::string::npos);
+}
+
+TEST(TensorPlan, ASplitListingOtherLayersThanTheEstimateIsRefusedWithBothCounts) {
+  SplitEstimate one_layer = two_layers_split();
+  one_layer.layers.pop_back();
+  EXPECT_NE(message_of<ConfigError>([&] {
+              split_estimate(two_layers(), one_layer, 2);
+            }).find("the model's split lists 1 layers, its estimate 2"),
             std::string::npos);
 }
 
 TEST(TensorPlan, EachRankHoldsTheSplitReplicaAndReplicasAnAveragingCopy) {
   PlanInput input;
   input.model = two_layers();
+  input.tensor_split = two_layers_split();
   input.world_size = 4;
   input.batch_size = 8;
   input.optimizer_states_per_parameter = 2;
@@ -78,7 +89,7 @@ TEST(TensorPlan, EachRankHoldsTheSplitReplicaAndReplicasAnAveragingCopy) {
   EXPECT_EQ(plan.data_parallel_degree, 2);
   EXPECT_EQ(plan.micro_batch_size, 4);
   PlanInput split = input;
-  split.model = split_estimate(input.model, 2);
+  split.model = split_estimate(input.model, input.tensor_split, 2);
   const MemoryPlan replica = strategies::replica_memory(split, 4);
   const double p = 1050 - 400;
   EXPECT_DOUBLE_EQ(plan.ranks[3].parameters, 4 * p);
@@ -93,6 +104,7 @@ TEST(TensorPlan, EachRankHoldsTheSplitReplicaAndReplicasAnAveragingCopy) {
 TEST(TensorPlan, ADegreeThatDoesNotDivideTheRanksIsRefused) {
   PlanInput input;
   input.model = two_layers();
+  input.tensor_split = two_layers_split();
   input.world_size = 3;
   EXPECT_NE(message_of<ConfigError>([&] { plan_tensor(tensor_options(2), input); })
                 .find("does not divide the 3 ranks"),

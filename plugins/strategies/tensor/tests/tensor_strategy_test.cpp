@@ -18,6 +18,7 @@ using strategies::TensorOptions;
 using strategies::TensorStrategy;
 using strategies::testing::adam;
 using strategies::testing::batch_from_seed;
+using strategies::testing::give_split;
 using strategies::testing::LayeredModel;
 using strategies::testing::rows_of;
 using strategies::testing::seeded;
@@ -94,6 +95,7 @@ std::vector<RankTrace> on_tensor(int degree, int world, Techniques techniques = 
     TensorStrategy tensor(options);
     StrategyContext context;
     context.model = model;
+    give_split(context, model);
     context.make_optimizer = adam;
     context.communicator = c.communicator;
     context.techniques = techniques;
@@ -185,8 +187,13 @@ std::string setup_error(int degree, int world, bool splittable) {
     options.degree = degree;
     TensorStrategy tensor(options);
     StrategyContext context;
-    context.model = splittable ? std::shared_ptr<Model>(seeded<SplitMlp>(3))
-                               : std::shared_ptr<Model>(seeded<LayeredModel>(3, 0.0));
+    if (splittable) {
+      auto model = seeded<SplitMlp>(3);
+      context.model = model;
+      give_split(context, model);
+    } else {
+      context.model = seeded<LayeredModel>(3, 0.0);
+    }
     context.make_optimizer = adam;
     context.communicator = c.communicator;
     const std::string text = message_of<ConfigError>([&] { tensor.setup(context); });

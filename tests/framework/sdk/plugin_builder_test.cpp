@@ -1,0 +1,52 @@
+// Tests of PluginBuilder's tensor-parallel entry: it joins the named model, and only that one.
+#include <gtest/gtest.h>
+
+#include <runner/plugin.hpp>
+
+#include <stdexcept>
+
+namespace runner {
+namespace {
+
+ModelFactory no_model() {
+  return [](const Options&, const ModelContext&) { return std::shared_ptr<Model>(); };
+}
+
+TEST(PluginBuilder, TensorParallelismJoinsTheModelOfItsName) {
+  PluginBuilder plugin;
+  plugin.add_model("plain", "1.0.0", "a model that does not split", Schema(), no_model());
+  plugin.add_model("split", "1.0.0", "a model that splits", Schema(), no_model());
+  plugin.add_tensor_parallel(
+      "split", {[](Model&, std::shared_ptr<Communicator>) { return std::vector<torch::Tensor>(); },
+                [](const Options&, const ModelContext&) {
+                  SplitEstimate estimate;
+                  estimate.divisors = {{"heads", 4}};
+                  return estimate;
+                }});
+  const std::vector<Component>& components = plugin.components();
+  ASSERT_EQ(components.size(), 2u);
+  EXPECT_FALSE(components[0].tensor_parallel.split);
+  EXPECT_FALSE(components[0].tensor_parallel.estimate);
+  ASSERT_TRUE(components[1].tensor_parallel.split);
+  ASSERT_TRUE(components[1].tensor_parallel.estimate);
+  EXPECT_EQ(
+      components[1].tensor_parallel.estimate(Options("model"), ModelContext{}).divisors[0].second,
+      4);
+}
+
+TEST(PluginBuilder, TensorParallelismForAModelNotAddedNamesIt) {
+  PluginBuilder plugin;
+  plugin.add_op("split", "1.0.0", "an op, not a model", Schema(),
+                [](const Options&) { return std::shared_ptr<Op>(); });
+  try {
+    plugin.add_tensor_parallel("split", {});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("add_tensor_parallel(\"split\"): no model of that name"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace runner
