@@ -21,6 +21,19 @@ ShardRecord shard_of(const json& item) {
           {item.at("bytes").get<uint64_t>(), item.at("crc32").get<uint32_t>()}};
 }
 
+// Where training stood, as any run could have stood: an epoch from 1, steps from 0, and no more
+// steps in the epoch than in the run.
+void check_progress(const Progress& p, const std::string& path) {
+  const auto refuse = [&](const std::string& what) {
+    throw DataError(path + ": " + what + " is impossible", "the manifest was edited or damaged");
+  };
+  if (p.epoch < 1) refuse("progress.epoch = " + std::to_string(p.epoch));
+  if (p.step_in_epoch < 0) refuse("progress.step_in_epoch = " + std::to_string(p.step_in_epoch));
+  if (p.global_step < p.step_in_epoch)
+    refuse("progress.global_step = " + std::to_string(p.global_step) +
+           " below step_in_epoch = " + std::to_string(p.step_in_epoch));
+}
+
 Manifest manifest_of(const json& j, const std::string& path) {
   Manifest m;
   m.format_version = j.at("format_version").get<int>();
@@ -39,11 +52,15 @@ Manifest manifest_of(const json& j, const std::string& path) {
   m.progress = {p.at("global_step").get<int64_t>(), p.at("epoch").get<int64_t>(),
                 p.at("step_in_epoch").get<int64_t>()};
   m.engine = j.at("engine");
+  check_progress(m.progress, path);
   for (const auto& item : j.at("shards")) {
     m.shards.push_back(shard_of(item));
-    const std::string& file = m.shards.back().file;
-    if (file.empty() || file.find('/') != std::string::npos || file[0] == '.')
-      throw DataError(path + " names a shard outside its folder: \"" + file + "\"");
+    const ShardRecord& shard = m.shards.back();
+    if (shard.file.empty() || shard.file.find('/') != std::string::npos || shard.file[0] == '.')
+      throw DataError(path + " names a shard outside its folder: \"" + shard.file + "\"");
+    if (shard.rank != static_cast<int>(m.shards.size()) - 1)
+      throw DataError(path + " lists rank " + std::to_string(shard.rank) + "'s shard in place " +
+                      std::to_string(m.shards.size() - 1) + ": shards are listed by rank");
   }
   m.written_at = j.value("written_at", "");
   if (m.world_size < 1 || static_cast<int>(m.shards.size()) != m.world_size)

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "checkpoint/folders.hpp"
 #include "runner/errors.hpp"
@@ -37,13 +39,33 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
   return numel;
 }
 
+// A piece is a flat range of its whole tensor (dim < 0: a vector, or the whole tensor in its
+// own shape) or a range along one dim with every other size the whole's: a piece of the right
+// element count in another shape does not fit.
 bool fits(const std::vector<int64_t>& whole_shape, int64_t dim, int64_t start,
           const torch::Tensor& piece) {
   const int64_t numel = numel_of(whole_shape);
   if (start < 0 || numel < 0) return false;
-  if (dim < 0) return start + piece.numel() <= numel;
-  return dim < static_cast<int64_t>(whole_shape.size()) && piece.dim() == static_cast<int64_t>(whole_shape.size()) &&
-         start + piece.size(dim) <= whole_shape[static_cast<size_t>(dim)];
+  if (dim < 0)
+    return (piece.dim() <= 1 || piece.sizes().vec() == whole_shape) &&
+           start + piece.numel() <= numel;
+  if (dim >= static_cast<int64_t>(whole_shape.size()) ||
+      piece.dim() != static_cast<int64_t>(whole_shape.size()))
+    return false;
+  for (int64_t d = 0; d < piece.dim(); ++d)
+    if (d != dim && piece.size(d) != whole_shape[static_cast<size_t>(d)]) return false;
+  return start + piece.size(dim) <= whole_shape[static_cast<size_t>(dim)];
+}
+
+// Whether the [begin, end) ranges of the pieces, along their dim or flat, cover [0, size).
+bool ranges_cover(std::vector<std::pair<int64_t, int64_t>> ranges, int64_t size) {
+  std::sort(ranges.begin(), ranges.end());
+  int64_t covered = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin > covered) return false;
+    covered = std::max(covered, end);
+  }
+  return covered >= size;
 }
 
 }  // namespace
@@ -100,6 +122,26 @@ void CheckpointReader::index_shard(size_t shard) {
     } catch (const json::exception& e) {
       throw DataError(shard_paths_[shard] + ": the placement of \"" + entry.key + "\" is damaged");
     }
+  }
+}
+
+void CheckpointReader::check_complete() const {
+  for (const auto& [name, saved] : pieces_) {
+    const SavedPiece& first = saved.front();
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const auto& piece : saved) {
+      if (piece.whole_shape != first.whole_shape || piece.dim != first.dim)
+        throw DataError("checkpoint " + folder_ + ": the pieces of \"" + name +
+                        "\" do not fit together (" + shard_paths_[piece.shard] + ")");
+      const int64_t length = piece.dim < 0 ? numel_of(piece.entry.shape)
+                                           : piece.entry.shape[static_cast<size_t>(piece.dim)];
+      ranges.emplace_back(piece.start, piece.start + length);
+    }
+    const int64_t size = first.dim < 0 ? numel_of(first.whole_shape)
+                                       : first.whole_shape[static_cast<size_t>(first.dim)];
+    if (!ranges_cover(ranges, size))
+      throw DataError("checkpoint " + folder_ + " holds only part of \"" + name + "\"",
+                      "a rank's shard is missing from it, or is of another run");
   }
 }
 

@@ -24,6 +24,10 @@ class CheckpointReader {
   const Manifest& manifest() const { return manifest_; }
   const std::string& folder() const { return folder_; }
   bool contains(const std::string& name) const { return pieces_.count(name) != 0; }
+  // Throws DataError naming the checkpoint when a saved tensor's pieces disagree on its shape
+  // or leave part of it uncovered (a shard of another run or layout): what `whole` would find,
+  // from the shards' headers alone.
+  void check_complete() const;
   // The names of the whole tensors saved, in order.
   std::vector<std::string> names() const;
 

@@ -9,6 +9,7 @@
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/reader.hpp"
 #include "runner/errors.hpp"
+#include "train/checkpoint_state.hpp"
 
 namespace runner::sweep {
 namespace {
@@ -27,18 +28,46 @@ bool is_checkpoint_of(const std::string& folder, const config::RunConfig& run) {
   return checkpoint::read_manifest(manifest_of(folder)).run_id == run.id;
 }
 
+// The checkpoint that `request` names for `run`, when it names one.
+bool names_checkpoint_for(const ResumeRequest& request, const config::RunConfig& run,
+                          bool only_run) {
+  return names_a_checkpoint(request) && (only_run || is_checkpoint_of(*request, run));
+}
+
+// A checkpoint `run` can go on from: its shards as its manifest lists them and whole, written
+// by this experiment's model (by this very run unless `any_run`), its engine's state
+// consistent and within the run's epochs. Throws DataError naming the first check it fails.
+void check_checkpoint(const std::string& folder, const config::RunConfig& run, bool any_run) {
+  checkpoint::verify(folder);
+  const checkpoint::CheckpointReader reader(folder);
+  const checkpoint::Manifest& m = reader.manifest();
+  const std::string experiment = run.experiment.get_string("name");
+  if (m.experiment != experiment || m.model != run.model.name)
+    throw DataError(fmt::format("checkpoint {} is of experiment '{}' with model '{}', not of '{}' "
+                                "with model '{}'",
+                                folder, m.experiment, m.model, experiment, run.model.name),
+                    "resume a run from a checkpoint of its own experiment");
+  if (!any_run && m.run_id != run.id)
+    throw DataError(fmt::format("checkpoint {} is of run {}, not of run {} whose folder holds it",
+                                folder, m.run_id, run.id));
+  train::check_engine_state(reader);
+  train::check_progress_fits(m, folder, run.train.get_int("epochs"), std::nullopt);
+  reader.check_complete();
+}
+
 void warn_passed_over(std::ostream& warnings, const std::string& why) {
   warnings << "runner: warning: " << why << "; an earlier checkpoint is taken\n";
 }
 
-// The newest checkpoint of the folder whose manifest reads and whose shards are whole. A
-// folder whose save was cut short (no manifest) is passed over in silence.
-std::optional<std::string> newest_intact(const std::string& run_folder, std::ostream& warnings) {
+// The newest checkpoint of the run's folder that passes check_checkpoint. A folder whose save
+// was cut short (no manifest) is passed over in silence.
+std::optional<std::string> newest_intact(const std::string& run_folder,
+                                         const config::RunConfig& run, std::ostream& warnings) {
   const auto folders = checkpoint::step_folders(run_folder);
   for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
     if (!fs::exists(manifest_of(*it))) continue;
     try {
-      checkpoint::verify(*it);
+      check_checkpoint(*it, run, false);
       return *it;
     } catch (const DataError& e) {
       warn_passed_over(warnings, e.what());
@@ -64,8 +93,21 @@ void check_resume_request(const ResumeRequest& request, const config::Experiment
     throw ConfigError(fmt::format("--resume {}: no such folder", *request),
                       "give a checkpoint's folder (step-...) or the folder holding the runs' "
                       "checkpoint folders");
-  if (!names_a_checkpoint(request)) return;
+  if (!names_a_checkpoint(request)) {
+    for (const auto& run : experiment.runs)
+      if (fs::is_directory(fs::path(*request) / run.id)) return;
+    throw ConfigError(fmt::format("--resume {}: the folder holds no checkpoint (no {}) and no "
+                                  "checkpoints of this experiment's runs (a folder named by a "
+                                  "run's id)",
+                                  *request, checkpoint::kManifestFile),
+                      "give a checkpoint's folder (step-...) or the folder holding the runs' "
+                      "checkpoint folders; --resume alone takes each run's own");
+  }
   const checkpoint::Manifest manifest = checkpoint::read_manifest(manifest_of(*request));
+  if (manifest.experiment != experiment.name)
+    throw DataError(fmt::format("checkpoint {} is of experiment '{}', not of '{}'", *request,
+                                manifest.experiment, experiment.name),
+                    "resume a run from a checkpoint of its own experiment");
   for (const auto& run : experiment.runs)
     if (run.id == manifest.run_id) return;
   if (experiment.runs.size() == 1) return;
@@ -87,11 +129,11 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const train::CheckpointSettings& settings,
                                              std::ostream& warnings) {
   if (!request) return std::nullopt;
-  if (names_a_checkpoint(request) && (only_run || is_checkpoint_of(*request, run))) {
-    checkpoint::verify(*request);
+  if (names_checkpoint_for(request, run, only_run)) {
+    check_checkpoint(*request, run, true);
     return *request;
   }
-  return newest_intact(resume_run_folder(request, run, settings), warnings);
+  return newest_intact(resume_run_folder(request, run, settings), run, warnings);
 }
 
 ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
@@ -101,8 +143,15 @@ ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& ru
   ResumePlan plan;
   if (!request) return plan;
   const results::RunRecord* last = last_record(earlier_runs, run.id);
-  if (last && last->status == results::Status::completed)
+  if (last && last->status == results::Status::completed) {
+    if (names_checkpoint_for(request, run, only_run))
+      throw ConfigError(fmt::format("--resume {}: run {} completed earlier (group {} of the "
+                                    "results file): there is nothing to go on with",
+                                    *request, run.id, last->group),
+                        "to train from the checkpoint again, write to another results file "
+                        "([experiment] results)");
     return {ResumePlan::Action::keep, last->group, "", 0, 0};
+  }
   if (last) {
     plan.action = ResumePlan::Action::go_on;
     plan.group = last->group;

@@ -32,17 +32,21 @@ struct ResumePlan {
   }
 };
 
-// Throws ConfigError when `request` names a path that is neither a checkpoint nor a folder, or
-// a checkpoint of none of the experiment's runs.
+// Throws ConfigError when `request` names a path that is neither a checkpoint nor a folder, a
+// folder holding neither a checkpoint nor a folder of one of the experiment's runs, or a
+// checkpoint of none of the experiment's runs; DataError when it names a checkpoint of another
+// experiment.
 void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment);
 
 // The run's folder of checkpoints, the request's folder in place of [checkpoint] dir.
 std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
                               const train::CheckpointSettings& settings);
 
-// The checkpoint the run goes on from, when it has one, its shards checked against their
-// digests: the request's own checkpoint (DataError when damaged), else the newest one that is
-// whole; one that is not is named on `warnings` and an older one taken.
+// The checkpoint the run goes on from, when it has one, checked before it is trusted: its
+// shards against their digests and against each other (every saved tensor whole), its
+// manifest against the run (experiment, model, run, epochs) and against the shards (each rank's
+// entries). The request's own checkpoint: DataError naming what failed. Else the newest one
+// that passes; one that does not is named on `warnings` and an older one taken.
 // `only_run`: the experiment has no other run.
 std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const config::RunConfig& run, bool only_run,
@@ -50,7 +54,8 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              std::ostream& warnings);
 
 // The plan for `run` from the last of `earlier_runs` (the results file's runs when the sweep
-// began: read once, not once a run) of its id, and from its checkpoints.
+// began: read once, not once a run) of its id, and from its checkpoints. Throws ConfigError
+// when the request names a checkpoint of the run and the run completed earlier.
 ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
                        const train::CheckpointSettings& settings,
                        const std::vector<results::RunRecord>& earlier_runs,

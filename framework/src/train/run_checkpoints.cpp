@@ -6,6 +6,7 @@
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
 #include "measure/system.hpp"
+#include "train/checkpoint_state.hpp"
 #include "runner/version.hpp"
 
 namespace runner::train {
@@ -38,8 +39,6 @@ std::vector<double> planned_bytes(const Session& s) {
   for (const auto& rank : s.measures.estimate.plan.ranks) bytes.push_back(rank.total());
   return bytes;
 }
-
-std::string rank_prefix(int rank) { return fmt::format("engine/rank{}/", rank); }
 
 json pass_json(const TrainPass& pass) {
   json steps = json::array();
@@ -115,11 +114,11 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
   const auto start = Clock::now();
   writer_->finish();  // the previous save, when it is still being written
   const double previous_s = seconds_since(start);
-  std::vector<StatePiece> pieces =
-      in_plugin_code(s_, "saving the strategy's state", [&] { return s_.strategy->state_pieces(); });
-  const std::string mine = rank_prefix(s_.ranks.rank());
+  std::vector<StatePiece> pieces = in_plugin_code(s_, "saving the strategy's state",
+                                                  [&] { return s_.strategy->state_pieces(); });
   auto add = [&](const std::string& name, const torch::Tensor& tensor) {
-    pieces.push_back({mine + name, tensor.sizes().vec(), -1, 0, tensor, true});
+    pieces.push_back(
+        {rank_entry(s_.ranks.rank(), name), tensor.sizes().vec(), -1, 0, tensor, true});
   };
   add("rng_cpu", rng_state(torch::kCPU));
   if (s_.device.is_cuda()) add("rng_cuda", rng_state(s_.device));
@@ -183,6 +182,8 @@ ResumePoint RunCheckpoints::load_checkpoint() {
                                 "with model '{}'",
                                 folder, m.experiment, m.model, experiment, s_.run.model.name),
                     "resume a run from a checkpoint of its own experiment");
+  check_engine_state(reader);
+  check_progress_fits(m, folder, s_.loop.epochs, s_.loop.steps_per_epoch);
   std::vector<StatePiece> pieces =
       in_plugin_code(s_, "listing the strategy's state", [&] { return s_.strategy->state_pieces(); });
   for (const auto& piece : pieces) reader.read_into(piece);
@@ -192,10 +193,10 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   });
 
   const int rank = s_.ranks.rank(), world = s_.ranks.world_size();
-  if (reader.contains(rank_prefix(rank) + "rng_cpu"))
-    set_rng_state(torch::kCPU, reader.whole(rank_prefix(rank) + "rng_cpu"));
-  if (s_.device.is_cuda() && reader.contains(rank_prefix(rank) + "rng_cuda"))
-    set_rng_state(s_.device, reader.whole(rank_prefix(rank) + "rng_cuda"));
+  if (reader.contains(rank_entry(rank, "rng_cpu")))
+    set_rng_state(torch::kCPU, reader.whole(rank_entry(rank, "rng_cpu")));
+  if (s_.device.is_cuda() && reader.contains(rank_entry(rank, "rng_cuda")))
+    set_rng_state(s_.device, reader.whole(rank_entry(rank, "rng_cuda")));
 
   const json& engine = m.engine;
   s_.progress.global_step = m.progress.global_step;
@@ -217,7 +218,7 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   torch::Tensor sums =
       PassMetrics(s_.loading.info.num_classes, s_.loading.info.task).pack(torch::kCPU);
   for (int old = rank; old < m.world_size; old += world)
-    sums += reader.whole(rank_prefix(old) + "pass_metrics");
+    sums += reader.whole(rank_entry(old, "pass_metrics"));
   pass.metrics.unpack(sums);
   point.pass = std::move(pass);
   return point;

@@ -82,6 +82,25 @@ TEST(CheckpointManifest, AnotherFormatVersionIsRefusedNamingTheFile) {
   EXPECT_TRUE(checkpoint::complete_checkpoints(fs::path(path).parent_path().parent_path()).empty());
 }
 
+TEST(CheckpointManifest, ProgressNoRunCouldHaveMadeIsRefusedNamingTheField) {
+  const std::string epoch = edited_manifest("epoch", "\"epoch\": 1", "\"epoch\": -5");
+  std::string message = message_of<DataError>([&] { checkpoint::read_manifest(epoch); });
+  EXPECT_NE(message.find(epoch + ": progress.epoch = -5 is impossible"), std::string::npos)
+      << message;
+  const std::string step =
+      edited_manifest("step", "\"step_in_epoch\": 0", "\"step_in_epoch\": 4611686018427387904");
+  message = message_of<DataError>([&] { checkpoint::read_manifest(step); });
+  EXPECT_NE(message.find("progress.global_step = 1 below step_in_epoch = 4611686018427387904"),
+            std::string::npos)
+      << message;
+}
+
+TEST(CheckpointManifest, ShardsOutOfRankOrderAreRefused) {
+  const std::string path = edited_manifest("order", "\"rank\": 1", "\"rank\": 0");
+  const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
+  EXPECT_NE(message.find("lists rank 0's shard in place 1"), std::string::npos) << message;
+}
+
 TEST(CheckpointManifest, AShardOutsideItsFolderIsRefused) {
   const std::string path = edited_manifest("outside", "rank-1.safetensors", "../../etc/passwd00");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });

@@ -75,6 +75,38 @@ TEST(CheckpointReader, APieceOutsideItsWholeTensorIsRefused) {
   EXPECT_NE(message.find("outside its whole tensor"), std::string::npos) << message;
 }
 
+TEST(CheckpointReader, APieceOfTheRightSizeInAnotherShapeIsRefused) {
+  const std::string folder = write_checkpoint(
+      fresh_folder("transposed"), 1, {{{"m", {4, 6}, -1, 0, matrix().t().contiguous(), true}}});
+  const std::string message =
+      message_of<DataError>([&] { checkpoint::CheckpointReader reader(folder); });
+  EXPECT_NE(message.find("outside its whole tensor"), std::string::npos) << message;
+  const std::string columns = write_checkpoint(fresh_folder("short_columns"), 1,
+                                               {{{"m", {4, 6}, 1, 0, torch::zeros({3, 6}), true}}});
+  EXPECT_THROW(checkpoint::CheckpointReader{columns}, DataError);
+}
+
+TEST(CheckpointReader, CheckCompleteFindsATensorPartlySavedFromTheHeadersAlone) {
+  EXPECT_NO_THROW(checkpoint::CheckpointReader(two_rank_checkpoint("complete")).check_complete());
+  const torch::Tensor flat = matrix().view(-1);
+  const std::string half = write_checkpoint(
+      fresh_folder("half"), 1, {{{"m", {4, 6}, -1, 12, flat.narrow(0, 12, 12), true}}});
+  std::string message =
+      message_of<DataError>([&] { checkpoint::CheckpointReader(half).check_complete(); });
+  EXPECT_NE(message.find("checkpoint " + half + " holds only part of \"m\""), std::string::npos)
+      << message;
+  // Columns 0-1 and 4-5 of a split along dim 1: 2-3 missing.
+  const std::string gap = write_checkpoint(fresh_folder("gap"), 1,
+                                           {{{"m", {4, 6}, 1, 0, torch::zeros({4, 2}), true}},
+                                            {{"m", {4, 6}, 1, 4, torch::zeros({4, 2}), true}}});
+  EXPECT_THROW(checkpoint::CheckpointReader(gap).check_complete(), DataError);
+  const std::string mixed = write_checkpoint(fresh_folder("mixed"), 1,
+                                             {{{"m", {4, 6}, -1, 0, flat.narrow(0, 0, 12), true}},
+                                              {{"m", {4, 6}, 0, 2, torch::zeros({2, 6}), true}}});
+  message = message_of<DataError>([&] { checkpoint::CheckpointReader(mixed).check_complete(); });
+  EXPECT_NE(message.find("the pieces of \"m\" do not fit together"), std::string::npos) << message;
+}
+
 TEST(CheckpointVerify, ADamagedTruncatedOrMissingShardIsNamed) {
   const std::string folder = two_rank_checkpoint("verify");
   EXPECT_NO_THROW(checkpoint::verify(folder));

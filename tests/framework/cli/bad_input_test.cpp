@@ -209,6 +209,19 @@ const std::vector<BadInput> kCases = {
        return std::make_pair(plugins() + "--nproc abc " + experiment(dir), "");
      },
      2, "--nproc: 'abc' is not a whole number from 1 to 4096"},
+    {"resume_empty_folder",
+     [](const std::string& dir) {
+       std::filesystem::create_directories(dir + "/empty");
+       return std::make_pair(plugins() + experiment(dir) + " --resume " + dir + "/empty", "");
+     },
+     2,
+     "--resume {dir}/empty: the folder holds no checkpoint (no manifest.json) and no "
+     "checkpoints of this experiment's runs"},
+    {"resume_system_folder",
+     [](const std::string& dir) {
+       return std::make_pair(plugins() + experiment(dir) + " --resume /etc", "");
+     },
+     2, "--resume /etc: the folder holds no checkpoint"},
     {"huge_sweep",
      [](const std::string& dir) {
        return std::make_pair(plugins() + experiment(dir, sweep_of_five_by_100()), "");

@@ -251,6 +251,111 @@ TEST(Resume, ACheckpointOfAnotherFormatIsNamedAndTheOneBeforeTaken) {
   EXPECT_EQ(the_run(dir + "/r.h5").status, results::Status::completed);
 }
 
+// A single run killed at its 50th forward (its 25th step): its complete checkpoints, of steps 5
+// to 20 or 25, oldest first.
+std::vector<std::string> killed_runs_checkpoints(const std::string& dir) {
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+  EXPECT_NE(run_runner(plugins() + "-q " + dir + "/exp.toml", "FIXTURE_KILL_AT_STEP=50").exit_code,
+            0);
+  return checkpoint::complete_checkpoints(the_run(dir + "/r.h5").checkpoints);
+}
+
+// The manifest's sizes and checksums of the shards made those of the files as they are now, so
+// an edit passes the digests and meets the checks behind them.
+void redigest(const std::string& folder) {
+  checkpoint::Manifest m = checkpoint::read_manifest(folder + "/manifest.json");
+  for (auto& shard : m.shards) shard.digest = checkpoint::digest_of(folder + "/" + shard.file);
+  write_file(folder + "/manifest.json", checkpoint::manifest_text(m));
+}
+
+// Rank 0's shard with a 2-D model tensor's shape written transposed (the same element count),
+// its bytes as they were; the manifest redigested.
+void transpose_a_model_tensor(const std::string& folder) {
+  const std::string shard = folder + "/rank-0.safetensors";
+  for (const auto& entry : checkpoint::read_safetensors_header(shard).tensors) {
+    if (entry.key.rfind("model/", 0) != 0 || entry.shape.size() != 2 ||
+        entry.shape[0] == entry.shape[1])
+      continue;
+    std::string bytes = read_file(shard);
+    const auto shape = [](int64_t rows, int64_t columns) {
+      return "\"shape\":[" + std::to_string(rows) + "," + std::to_string(columns) + "]";
+    };
+    const std::string from = shape(entry.shape[0], entry.shape[1]);
+    bytes.replace(bytes.find(from, bytes.find("\"" + entry.key + "\"")), from.size(),
+                  shape(entry.shape[1], entry.shape[0]));
+    write_file(shard, bytes);
+    redigest(folder);
+    return;
+  }
+  ADD_FAILURE() << "no 2-D model tensor in " << shard;
+}
+
+// `from` replaced by `to` in the checkpoint's manifest.
+void edit_manifest(const std::string& folder, const std::string& from, const std::string& to) {
+  std::string text = read_file(folder + "/manifest.json");
+  ASSERT_NE(text.find(from), std::string::npos) << from;
+  text.replace(text.find(from), from.size(), to);
+  write_file(folder + "/manifest.json", text);
+}
+
+// A shard whose tensor has the element count of the run's but another shape: named when given,
+// passed over for the checkpoint before it by --resume, and the run ends as it should.
+TEST(Resume, AShardTensorOfAnotherShapeIsNamedAndTheOneBeforeTaken) {
+  const std::string dir = scratch_dir("resume_transposed");
+  const auto complete = killed_runs_checkpoints(dir);
+  ASSERT_GE(complete.size(), 2u);
+  transpose_a_model_tensor(complete.back());
+  const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + complete.back());
+  EXPECT_EQ(named.exit_code, 4) << named.err;
+  EXPECT_NE(named.err.find(complete.back() + "/rank-0.safetensors: tensor \"model/"),
+            std::string::npos)
+      << named.err;
+  EXPECT_NE(named.err.find("lies outside its whole tensor"), std::string::npos) << named.err;
+  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.err.find("warning: " + complete.back() + "/rank-0.safetensors"),
+            std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+      << latest.out;
+  const results::RunRecord run = the_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.steps.size(), 48u);
+}
+
+// Manifests claiming what no run could have written (epoch -5; a global step of 2^62 its
+// recorded steps do not add up to) are named, and --resume takes the checkpoint before both.
+TEST(Resume, AManifestNoRunCouldHaveWrittenIsNamedAndTheOneBeforeTaken) {
+  const std::string dir = scratch_dir("resume_manifest");
+  const auto complete = killed_runs_checkpoints(dir);
+  ASSERT_GE(complete.size(), 3u);
+  const std::string newest = complete.back(), second = complete[complete.size() - 2];
+  const std::string epoch =
+      "\"epoch\": " +
+      std::to_string(checkpoint::read_manifest(newest + "/manifest.json").progress.epoch);
+  edit_manifest(newest, epoch, "\"epoch\": -5");
+  const std::string step =
+      "\"global_step\": " +
+      std::to_string(checkpoint::read_manifest(second + "/manifest.json").progress.global_step);
+  edit_manifest(second, step, "\"global_step\": 4611686018427387904");
+  const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + newest);
+  EXPECT_EQ(named.exit_code, 4) << named.err;
+  EXPECT_NE(named.err.find(newest + "/manifest.json: progress.epoch = -5 is impossible"),
+            std::string::npos)
+      << named.err;
+  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.err.find("progress.epoch = -5 is impossible"), std::string::npos) << latest.err;
+  EXPECT_NE(latest.err.find("do not make global step 4611686018427387904"), std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 3]), std::string::npos)
+      << latest.out;
+  const results::RunRecord run = the_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.steps.size(), 48u);
+  EXPECT_EQ(run.epochs.size(), 3u);
+}
+
 // The last checkpoint of a completed single run in `dir`.
 std::string a_completed_runs_checkpoint(const std::string& dir) {
   write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
@@ -284,6 +389,37 @@ TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
   EXPECT_NE(out.err.find("checkpoint " + checkpoint + " is of experiment 'blobs'"),
             std::string::npos)
       << out.err;
+}
+
+// A checkpoint of another experiment whose own run completed earlier: refused before anything,
+// not passed over with "completed earlier: kept"; the results file as it was.
+TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedWhenTheRunCompletedToo) {
+  const std::string dir = scratch_dir("resume_other_completed");
+  const std::string checkpoint = a_completed_runs_checkpoint(dir);
+  std::string other = experiment(dir + "/other.h5", "name = \"single\"");
+  other.replace(other.find("name = \"blobs\""), 14, "name = \"other\"");
+  write_file(dir + "/other.toml", other);
+  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/other.toml").exit_code, 0);
+  const Output out = run_runner(plugins() + dir + "/other.toml --resume " + checkpoint);
+  EXPECT_EQ(out.exit_code, 4) << out.err;
+  EXPECT_NE(out.err.find("checkpoint " + checkpoint + " is of experiment 'blobs', not of 'other'"),
+            std::string::npos)
+      << out.err;
+  EXPECT_EQ(out.out.find("completed earlier"), std::string::npos) << out.out;
+  EXPECT_EQ(the_run(dir + "/other.h5").status, results::Status::completed);
+}
+
+// The checkpoint of a run that completed: the user asked to go on from it; there is nothing to
+// go on with, and the message says so and what to do.
+TEST(Resume, TheCheckpointOfACompletedRunIsRefusedWithTheReason) {
+  const std::string dir = scratch_dir("resume_completed");
+  const std::string checkpoint = a_completed_runs_checkpoint(dir);
+  const Output out = run_runner(plugins() + dir + "/exp.toml --resume " + checkpoint);
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_NE(out.err.find("--resume " + checkpoint + ": run "), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("completed earlier"), std::string::npos) << out.err;
+  EXPECT_EQ(results::read_runs(dir + "/r.h5").size(), 1u);
+  EXPECT_NO_THROW(checkpoint::verify(checkpoint));
 }
 
 // A strategy that lists no training state (one written before checkpoints): [checkpoint] is
