@@ -6,6 +6,7 @@
 #include <runner_testing/error_message.hpp>
 
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,29 @@ RandomTokensOptions small_options(int64_t vocab_size = 100, int64_t seq_len = 16
 
 torch::Tensor tokens(const runner::Dataset& data, Split split, std::vector<int64_t> indices) {
   return data.get_batch(split, torch::tensor(indices, torch::kInt64)).inputs;
+}
+
+// One declaration gives the table: the keys in order, RandomTokensOptions{}'s values as their
+// defaults, the ranges; and each key is read back into its member.
+TEST(RandomTokens, KeysDefaultToTheOptionsStructAndAreReadIntoIt) {
+  const runner::Schema schema = random_tokens_schema();
+  EXPECT_EQ(schema.names(),
+            (std::vector<std::string>{"size", "test_size", "seq_len", "vocab_size"}));
+  const RandomTokensOptions defaults;
+  EXPECT_EQ(std::get<int64_t>(*schema.find("seq_len")->default_value), defaults.seq_len);
+  EXPECT_EQ(std::get<int64_t>(*schema.find("vocab_size")->default_value), defaults.vocab_size);
+  EXPECT_EQ(schema.find("size")->min, 1.0);
+  EXPECT_EQ(schema.find("seq_len")->min, 2.0);
+  runner::Options options("dataset");
+  options.set("size", int64_t{7});
+  options.set("test_size", int64_t{3});
+  options.set("seq_len", int64_t{5});
+  options.set("vocab_size", int64_t{11});
+  const RandomTokensOptions read = RandomTokensOptions::from(options);
+  EXPECT_EQ(read.size, 7);
+  EXPECT_EQ(read.test_size, 3);
+  EXPECT_EQ(read.seq_len, 5);
+  EXPECT_EQ(read.vocab_size, 11);
 }
 
 TEST(RandomTokens, InfoDescribesTokenSequences) {
