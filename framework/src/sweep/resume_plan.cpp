@@ -109,8 +109,8 @@ void check_resume_request(const ResumeRequest& request, const config::Experiment
                                 manifest.experiment, experiment.name),
                     "resume a run from a checkpoint of its own experiment");
   for (const auto& run : experiment.runs)
-    if (run.id == manifest.run_id) return;
-  if (experiment.runs.size() == 1) return;
+    if (run.id == manifest.run_id || experiment.runs.size() == 1)
+      return check_checkpoint(*request, run, true);
   throw ConfigError(fmt::format("--resume {}: the checkpoint is of run {} of experiment '{}', "
                                 "which {} does not have",
                                 *request, manifest.run_id, manifest.experiment, experiment.file),
@@ -129,10 +129,7 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const train::CheckpointSettings& settings,
                                              std::ostream& warnings) {
   if (!request) return std::nullopt;
-  if (names_checkpoint_for(request, run, only_run)) {
-    check_checkpoint(*request, run, true);
-    return *request;
-  }
+  if (names_checkpoint_for(request, run, only_run)) return *request;  // check_resume_request's
   return newest_intact(resume_run_folder(request, run, settings), run, warnings);
 }
 

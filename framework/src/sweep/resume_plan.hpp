@@ -32,10 +32,11 @@ struct ResumePlan {
   }
 };
 
-// Throws ConfigError when `request` names a path that is neither a checkpoint nor a folder, a
-// folder holding neither a checkpoint nor a folder of one of the experiment's runs, or a
-// checkpoint of none of the experiment's runs; DataError when it names a checkpoint of another
-// experiment.
+// Checks what `request` names before anything is run or written. Throws ConfigError when it
+// names a path that is neither a checkpoint nor a folder, a folder holding neither a checkpoint
+// nor a folder of one of the experiment's runs, or a checkpoint of none of the experiment's
+// runs; DataError when it names a checkpoint of another experiment, or one that fails the
+// checks of resume_checkpoint.
 void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment);
 
 // The run's folder of checkpoints, the request's folder in place of [checkpoint] dir.
@@ -45,8 +46,8 @@ std::string resume_run_folder(const ResumeRequest& request, const config::RunCon
 // The checkpoint the run goes on from, when it has one, checked before it is trusted: its
 // shards against their digests and against each other (every saved tensor whole), its
 // manifest against the run (experiment, model, run, epochs) and against the shards (each rank's
-// entries). The request's own checkpoint: DataError naming what failed. Else the newest one
-// that passes; one that does not is named on `warnings` and an older one taken.
+// entries). The request's own checkpoint is taken as check_resume_request checked it; else the
+// newest one that passes; one that does not is named on `warnings` and an older one taken.
 // `only_run`: the experiment has no other run.
 std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const config::RunConfig& run, bool only_run,
