@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import h5py
 
+import more_inputs
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNNER = FIXTURES = GOOD = None  # set from --build
 
@@ -60,6 +62,9 @@ class Case:
     epochs: int = None  # the epochs its one run must hold
     send: tuple = None  # (seconds, signal): sent to the command's session
     limit_s: float = 120
+    absent: str = None  # text that must not appear in its output (another library's noise)
+    companion: object = None  # (dir) -> arguments of a runner started first, kept running
+    companion_s: float = 0  # how long the companion runs before the command starts
 
 
 # ---- writing inputs ---------------------------------------------------------------------------
@@ -447,7 +452,7 @@ def cases():
                                             "check-op", "fixture_refusing", "--repeat", "1",
                                             "--shapes", "1x1x1x1"], (1,),
         "refuses an input of 1 elements")
-    return c
+    return c + more_inputs.more_cases(sys.modules[__name__])
 
 
 # ---- running and judging ----------------------------------------------------------------------
@@ -490,9 +495,26 @@ def results_problem(d, case, sent, before):
     return None
 
 
+def start_companion(case, d):
+    """The runner the case's command meets (a first writer), started in a session of its own."""
+    if not case.companion:
+        return None
+    companion = subprocess.Popen([RUNNER, *case.companion(d)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True, cwd=d)
+    time.sleep(case.companion_s)
+    return companion
+
+
+def stop_companion(companion):
+    if companion:
+        os.killpg(companion.pid, signal.SIGINT)
+        companion.wait(timeout=60)
+
+
 def run_case(case, top):
     d = os.path.join(top, case.name)
     os.makedirs(d)
+    companion = start_companion(case, d)
     args = case.setup(d)
     before = file_bytes(f"{d}/r.h5")
     env = dict(os.environ)
@@ -513,6 +535,7 @@ def run_case(case, top):
         out, err = process.communicate()
         hung = True
     text = (out + err).decode(errors="replace")
+    stop_companion(companion)
     time.sleep(0.2)  # the kernel reaps what the launcher killed last
     left = processes_of(d)
     for pid in left:
@@ -532,6 +555,8 @@ def run_case(case, top):
         return "weak", f"exit {code}, expected {case.codes}: {text.strip()[-300:]}"
     if message not in text:
         return "weak", f"'{message}' missing from: {text.strip()[-300:]}"
+    if case.absent and case.absent in text:
+        return "weak", f"'{case.absent}' in: {text.strip()[-300:]}"
     return "handled well", ""
 
 
