@@ -50,9 +50,9 @@ void check_checkpoint(const std::string& folder, const config::RunConfig& run, b
   if (!any_run && m.run_id != run.id)
     throw DataError(fmt::format("checkpoint {} is of run {}, not of run {} whose folder holds it",
                                 folder, m.run_id, run.id));
+  reader.check_complete();
   train::check_engine_state(reader);
   train::check_progress_fits(m, folder, run.train.get_int("epochs"), std::nullopt);
-  reader.check_complete();
 }
 
 void warn_passed_over(std::ostream& warnings, const std::string& why) {

@@ -253,8 +253,9 @@ TEST(Resume, ACheckpointOfAnotherFormatIsNamedAndTheOneBeforeTaken) {
 
 // A single run killed at its 50th forward (its 25th step): its complete checkpoints, of steps 5
 // to 20 or 25, oldest first.
-std::vector<std::string> killed_runs_checkpoints(const std::string& dir) {
-  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\""));
+std::vector<std::string> killed_runs_checkpoints(
+    const std::string& dir, const std::string& strategy = "name = \"single\"") {
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", strategy));
   EXPECT_NE(run_runner(plugins() + "-q " + dir + "/exp.toml", "FIXTURE_KILL_AT_STEP=50").exit_code,
             0);
   return checkpoint::complete_checkpoints(the_run(dir + "/r.h5").checkpoints);
@@ -314,6 +315,28 @@ TEST(Resume, AShardTensorOfAnotherShapeIsNamedAndTheOneBeforeTaken) {
   const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
   ASSERT_EQ(latest.exit_code, 0) << latest.err;
   EXPECT_NE(latest.err.find("warning: " + complete.back() + "/rank-0.safetensors"),
+            std::string::npos)
+      << latest.err;
+  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+      << latest.out;
+  const results::RunRecord run = the_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.steps.size(), 48u);
+}
+
+// zero-3's checkpoint of 2 ranks with rank 0's shard in place of rank 1's, the manifest made to
+// match: the second half of every tensor is missing. Named, and the one before it taken.
+TEST(Resume, AShardOfAnotherRankIsNamedAndTheOneBeforeTaken) {
+  const std::string dir = scratch_dir("resume_other_rank");
+  const auto complete =
+      killed_runs_checkpoints(dir, "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30");
+  ASSERT_GE(complete.size(), 2u);
+  fs::copy_file(complete.back() + "/rank-0.safetensors", complete.back() + "/rank-1.safetensors",
+                fs::copy_options::overwrite_existing);
+  redigest(complete.back());
+  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_NE(latest.err.find("warning: checkpoint " + complete.back() + " holds only part of"),
             std::string::npos)
       << latest.err;
   EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
