@@ -1,0 +1,105 @@
+"""A plain PyTorch GPT-2 training loop, the one runner's GPT-2 step is measured against
+(tools/bench/gpt2_step.sh). The model is nanoGPT's shape, written here: token and position
+embeddings, pre-LayerNorm blocks (q, k, v in one linear, attention written out with a causal
+mask, tanh GELU), a final LayerNorm and a head tied to the token embedding; the initialisation
+of runner's gpt2 (normal 0.02, the projections 0.02 / sqrt(2 layers)); no dropout. The loss is
+the next-token cross-entropy over positions 0..T-2, as runner's. Each step: zero_grad, forward,
+loss, backward, AdamW's step, and loss.item(); its time from zero_grad to the item.
+
+  /usr/bin/python3 tools/bench/gpt2_step.py --tokens 256 [--batch 4] [--steps 6] [--threads 2]
+      [--precision fp32|bf16] [--preset small]
+Prints one line per step ("step 3 8.123 s") and the median of the steps after the first.
+"""
+import argparse
+import math
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+PRESETS = {"tiny": (64, 4, 2), "small": (768, 12, 12), "medium": (1024, 16, 24)}
+VOCAB, POSITIONS = 50257, 1024
+
+
+class Block(nn.Module):
+    def __init__(self, hidden, heads, layers):
+        super().__init__()
+        self.heads = heads
+        self.ln_1, self.ln_2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.c_attn = nn.Linear(hidden, 3 * hidden)
+        self.attn_proj = nn.Linear(hidden, hidden)
+        self.c_fc = nn.Linear(hidden, 4 * hidden)
+        self.mlp_proj = nn.Linear(4 * hidden, hidden)
+        for linear in (self.c_attn, self.c_fc):
+            nn.init.normal_(linear.weight, std=0.02)
+            nn.init.zeros_(linear.bias)
+        for linear in (self.attn_proj, self.mlp_proj):
+            nn.init.normal_(linear.weight, std=0.02 / math.sqrt(2 * layers))
+            nn.init.zeros_(linear.bias)
+
+    def attention(self, x):  # (B, T, C) -> (B, T, C)
+        b, t, c = x.shape
+        q, k, v = self.c_attn(x).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(c // self.heads)  # (B, heads, T, T)
+        future = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+        weights = F.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+        return self.attn_proj((weights @ v).transpose(1, 2).reshape(b, t, c))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))
+        return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class Gpt2(nn.Module):
+    def __init__(self, hidden, heads, layers):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(VOCAB, hidden), nn.Embedding(POSITIONS, hidden)
+        nn.init.normal_(self.wte.weight, std=0.02)
+        nn.init.normal_(self.wpe.weight, std=0.02)
+        self.blocks = nn.ModuleList(Block(hidden, heads, layers) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(hidden)
+
+    def forward(self, tokens):  # (B, T) -> (B, T, V)
+        positions = torch.arange(tokens.size(1), device=tokens.device)
+        x = self.wte(tokens) + self.wpe(positions)
+        for block in self.blocks:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tokens", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="small")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = Gpt2(*PRESETS[args.preset])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4)
+    generator = torch.Generator().manual_seed(1)
+    times = []
+    for step in range(1, args.steps + 1):
+        tokens = torch.randint(VOCAB, (args.batch, args.tokens), generator=generator)
+        start = time.perf_counter()
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            logits = model(tokens)
+            loss = F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB).float(),
+                                   tokens[:, 1:].reshape(-1))
+        loss.backward()
+        optimizer.step()
+        loss.item()
+        times.append(time.perf_counter() - start)
+        print(f"step {step} {times[-1]:.3f} s", flush=True)
+    print(f"median {statistics.median(times[1:]):.3f} s")
+
+
+if __name__ == "__main__":
+    main()
