@@ -44,7 +44,7 @@ esac
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  "${torch_packages[@]}" libopenblas0-pthread
+  "${torch_packages[@]}" libopenblas0-openmp
   libboost-dev libboost-filesystem-dev libtomlplusplus-dev libfmt-dev libcli11-dev
   libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev
   libprotobuf-dev protobuf-compiler
@@ -73,12 +73,18 @@ if [[ $libtorch == cuda && ${RUNNER_CUDNN:-} == stand-in ]]; then
   "${sudo_cmd[@]}" bash tools/debian13/cudnn_stand_in.sh library
 fi
 
-# Debian's libtorch calls whatever libblas.so.3 is selected; the reference BLAS is ~27x slower.
-blas=libblas.so.3-$(gcc -dumpmachine)
-if ! update-alternatives --query "$blas" 2>/dev/null | grep -q '^Value: .*openblas'; then
-  openblas=$(update-alternatives --list "$blas" | grep openblas-pthread | head -n 1)
-  "${sudo_cmd[@]}" update-alternatives --set "$blas" "$openblas"
-fi
+# Debian's libtorch calls whatever libblas.so.3 and liblapack.so.3 are selected (each needs
+# libopenblas.so.0, selected apart: all three must be the same build); the reference
+# BLAS is ~27x slower. OpenBLAS's OpenMP build multiplies on ATen's own OpenMP threads, where
+# the pthreads build's pool competes with them (GPT-2 small's step 6.2 s against 10.1 s here,
+# LeNet-5's epoch no slower: tools/bench/README.md, gpt2_step.sh).
+for library in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
+  alternative=$library-$(gcc -dumpmachine)
+  if ! update-alternatives --query "$alternative" 2>/dev/null | grep -q '^Value: .*openblas-openmp'; then
+    openblas=$(update-alternatives --list "$alternative" | grep openblas-openmp | head -n 1)
+    "${sudo_cmd[@]}" update-alternatives --set "$alternative" "$openblas"
+  fi
+done
 
 [[ $build == yes ]] || { echo "setup: packages installed (Debian $release, LibTorch for $libtorch)"; exit 0; }
 

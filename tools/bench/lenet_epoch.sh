@@ -161,7 +161,7 @@ echo
 
 for setting in "${settings[@]}"; do
   case $setting in
-    default) echo "== (a) default: OPENBLAS_NUM_THREADS unset (the runner sets OpenBLAS to 1 thread itself; Python does not)" ;;
+    default) echo "== (a) default: OPENBLAS_NUM_THREADS unset (the runner sets OpenBLAS's threads itself, by its build; Python does not)" ;;
     tuned) echo "== (b) tuned: OPENBLAS_NUM_THREADS=1 for both (the fair comparison)" ;;
   esac
   lines=()

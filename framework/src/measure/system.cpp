@@ -84,13 +84,24 @@ SetThreads loaded_function(const char* name) {
   return reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name));
 }
 
+// openblas_get_parallel(): 0 for a sequential build, 1 for pthreads, 2 for OpenMP.
+bool openblas_runs_on_openmp() {
+  using Parallel = int (*)();
+  auto parallel = reinterpret_cast<Parallel>(dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
+  return parallel && parallel() == 2;
+}
+
 }  // namespace
 
 int configure_threads(int64_t requested, int local_ranks) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = requested > 0 ? static_cast<int>(requested) : std::max(1, cores / local_ranks);
   at::set_num_threads(threads);
-  if (auto set_blas = loaded_function("openblas_set_num_threads")) set_blas(1);
+  // OpenBLAS's OpenMP build multiplies on ATen's own OpenMP threads: all of them (its
+  // openblas_set_num_threads sets OpenMP's count too). Its pthreads build keeps a pool of its
+  // own whose spinning threads fight ATen's for the cores: one thread there.
+  if (auto set_blas = loaded_function("openblas_set_num_threads"))
+    set_blas(openblas_runs_on_openmp() ? threads : 1);
   return threads;
 }
 

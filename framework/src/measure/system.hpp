@@ -13,9 +13,10 @@ namespace runner::measure {
 // GPU of its local rank.
 torch::Device resolve_device(const std::string& name, int local_rank = 0);
 
-// ATen's intra-op threads (0 = the cores shared out among the ranks on this machine) and
-// OpenBLAS kept at one thread, whose own pool otherwise fights ATen's (measured: a LeNet-5
-// epoch took 1.7x as long). Returns the count.
+// ATen's intra-op threads (0 = the cores shared out among the ranks on this machine), and as
+// many for OpenBLAS's OpenMP build, which runs on the same threads; OpenBLAS's pthreads build
+// is kept at one thread, whose own pool otherwise fights ATen's (measured: a LeNet-5 epoch
+// took 1.7x as long; tools/bench/README.md, gpt2_step.sh). Returns the count.
 int configure_threads(int64_t requested, int local_ranks = 1);
 
 // Tensor ops of the calling thread (a loader thread) run on that thread alone; the others
