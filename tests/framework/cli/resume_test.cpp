@@ -291,6 +291,21 @@ void transpose_a_model_tensor(const std::string& folder) {
   ADD_FAILURE() << "no 2-D model tensor in " << shard;
 }
 
+// `--resume` of the killed run in `dir`: it warns, naming each of `passed_over`, goes on from
+// `from`, and completes the run's 48 steps.
+void expect_resumed_from(const std::string& dir, const std::vector<std::string>& passed_over,
+                         const std::string& from) {
+  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  for (const auto& warning : passed_over)
+    EXPECT_NE(latest.err.find(warning), std::string::npos) << warning << "\n" << latest.err;
+  EXPECT_NE(latest.out.find("resuming from " + from), std::string::npos) << latest.out;
+  const results::RunRecord run = the_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  EXPECT_EQ(run.steps.size(), 48u);
+  EXPECT_EQ(run.epochs.size(), 3u);
+}
+
 // `from` replaced by `to` in the checkpoint's manifest.
 void edit_manifest(const std::string& folder, const std::string& from, const std::string& to) {
   std::string text = read_file(folder + "/manifest.json");
@@ -312,16 +327,8 @@ TEST(Resume, AShardTensorOfAnotherShapeIsNamedAndTheOneBeforeTaken) {
             std::string::npos)
       << named.err;
   EXPECT_NE(named.err.find("lies outside its whole tensor"), std::string::npos) << named.err;
-  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
-  ASSERT_EQ(latest.exit_code, 0) << latest.err;
-  EXPECT_NE(latest.err.find("warning: " + complete.back() + "/rank-0.safetensors"),
-            std::string::npos)
-      << latest.err;
-  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
-      << latest.out;
-  const results::RunRecord run = the_run(dir + "/r.h5");
-  EXPECT_EQ(run.status, results::Status::completed);
-  EXPECT_EQ(run.steps.size(), 48u);
+  expect_resumed_from(dir, {"warning: " + complete.back() + "/rank-0.safetensors"},
+                      complete[complete.size() - 2]);
 }
 
 // zero-3's checkpoint of 2 ranks with rank 0's shard in place of rank 1's, the manifest made to
@@ -334,16 +341,8 @@ TEST(Resume, AShardOfAnotherRankIsNamedAndTheOneBeforeTaken) {
   fs::copy_file(complete.back() + "/rank-0.safetensors", complete.back() + "/rank-1.safetensors",
                 fs::copy_options::overwrite_existing);
   redigest(complete.back());
-  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
-  ASSERT_EQ(latest.exit_code, 0) << latest.err;
-  EXPECT_NE(latest.err.find("warning: checkpoint " + complete.back() + " holds only part of"),
-            std::string::npos)
-      << latest.err;
-  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
-      << latest.out;
-  const results::RunRecord run = the_run(dir + "/r.h5");
-  EXPECT_EQ(run.status, results::Status::completed);
-  EXPECT_EQ(run.steps.size(), 48u);
+  expect_resumed_from(dir, {"warning: checkpoint " + complete.back() + " holds only part of"},
+                      complete[complete.size() - 2]);
 }
 
 // Manifests claiming what no run could have written (epoch -5; a global step of 2^62 its
@@ -366,17 +365,9 @@ TEST(Resume, AManifestNoRunCouldHaveWrittenIsNamedAndTheOneBeforeTaken) {
   EXPECT_NE(named.err.find(newest + "/manifest.json: progress.epoch = -5 is impossible"),
             std::string::npos)
       << named.err;
-  const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
-  ASSERT_EQ(latest.exit_code, 0) << latest.err;
-  EXPECT_NE(latest.err.find("progress.epoch = -5 is impossible"), std::string::npos) << latest.err;
-  EXPECT_NE(latest.err.find("do not make global step 4611686018427387904"), std::string::npos)
-      << latest.err;
-  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 3]), std::string::npos)
-      << latest.out;
-  const results::RunRecord run = the_run(dir + "/r.h5");
-  EXPECT_EQ(run.status, results::Status::completed);
-  EXPECT_EQ(run.steps.size(), 48u);
-  EXPECT_EQ(run.epochs.size(), 3u);
+  expect_resumed_from(
+      dir, {"progress.epoch = -5 is impossible", "do not make global step 4611686018427387904"},
+      complete[complete.size() - 3]);
 }
 
 // The last checkpoint of a completed single run in `dir`.
