@@ -11,6 +11,7 @@ namespace runner::record {
 
 using report::format_duration;
 using report::format_mebibytes;
+using report::format_number;
 
 void Console::line(const std::string& text) {
   if (quiet_) return;
@@ -57,11 +58,11 @@ std::string loss_and_accuracy(const char* split, double loss, double accuracy, T
 void Console::epoch_done(const results::EpochRecord& e, int64_t epochs, Task task) {
   const std::string gpu =
       std::isnan(e.gpu_utilization) ? "" : fmt::format("  GPU {:.0f}%", 100 * e.gpu_utilization);
-  line(fmt::format("epoch {}/{}  {}  {}  {} (data {})  {:.0f} samples/s  peak {}{}", e.epoch,
-                   epochs, loss_and_accuracy("train", e.train_loss, e.train_accuracy, task),
+  line(fmt::format("epoch {}/{}  {}  {}  {} (data {})  {} samples/s  peak {}{}", e.epoch, epochs,
+                   loss_and_accuracy("train", e.train_loss, e.train_accuracy, task),
                    loss_and_accuracy("test", e.test_loss, e.test_accuracy, task),
-                   format_duration(e.duration_s), format_duration(e.data_wait_s), e.samples_per_s,
-                   format_mebibytes(e.peak_memory_bytes), gpu));
+                   format_duration(e.duration_s), format_duration(e.data_wait_s),
+                   format_number(e.samples_per_s), format_mebibytes(e.peak_memory_bytes), gpu));
 }
 
 void Console::run_finished(const results::Summary& s) {

@@ -45,6 +45,10 @@ std::string format_mebibytes(double bytes) {
   return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
 }
 
+std::string format_number(double value) {
+  return value >= 100 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
+}
+
 std::string format_percent(double fraction) { return fmt::format("{:.2f}%", fraction * 100); }
 
 std::string one_line(const std::string& text, size_t max_chars) {

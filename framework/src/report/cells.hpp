@@ -12,6 +12,9 @@ std::string format_duration(double seconds);
 // "182.4 MiB"
 std::string format_mebibytes(double bytes);
 
+// Whole from 100 up, three significant digits below: "1234", "12.3", "0.00712".
+std::string format_number(double value);
+
 // A fraction as a percentage: 0.8731 -> "87.31%"
 std::string format_percent(double fraction);
 

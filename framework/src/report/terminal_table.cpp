@@ -55,10 +55,6 @@ std::string format_seconds(double seconds) {
   return format_duration(seconds);
 }
 
-std::string format_number(double value) {
-  return value >= 100 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
-}
-
 std::string format_double(double value, Unit unit) {
   switch (unit) {
     case Unit::seconds: return format_seconds(value);

@@ -105,9 +105,11 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     ++s.progress.global_step;
     // On the CPU reading a loss costs nothing: each step is checked where it happens.
     if (s.device.is_cpu() && s.loop.reports) check_finite(result.loss.item<double>(), s, epoch);
-    pass.steps.push_back({s.progress.global_step, NAN, lr, seconds_since(step_start)});
+    // A step's time is the strategy's whole step and its metrics; the wait for its batch is not.
+    const double step_s = seconds_since(loaded);
+    pass.steps.push_back({s.progress.global_step, NAN, lr, step_s});
     pass.data_wait_s += std::chrono::duration<double>(loaded - step_start).count();
-    pass.compute_s += std::chrono::duration<double>(Clock::now() - loaded).count();
+    pass.compute_s += step_s;
     // One due at an epoch's last step is saved after its test pass, as the epoch's.
     const bool save = i + 1 != batches.size() && checkpoints.due && checkpoints.due();
     if ((i + 1) % s.loop.log_every != 0 && i + 1 != batches.size() && !save) continue;

@@ -39,5 +39,14 @@ TEST(Console, AnEpochLineEndsWithTheGpusUtilisationOnlyWhenMeasured) {
   EXPECT_NE(gpu.str().find("peak 0.0 MiB  GPU 87%\n"), std::string::npos) << gpu.str();
 }
 
+TEST(Console, AnEpochLineWritesASlowRateWithItsDigits) {
+  results::EpochRecord epoch;
+  epoch.epoch = 1;
+  epoch.samples_per_s = 0.00712;
+  std::ostringstream out;
+  Console(out, false, false).epoch_done(epoch, 1);
+  EXPECT_NE(out.str().find("  0.00712 samples/s  "), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace runner::record

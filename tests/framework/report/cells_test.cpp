@@ -25,6 +25,13 @@ TEST(ReportCells, MemoryInMebibytes) {
   EXPECT_EQ(format_mebibytes(512 * 1024), "0.5 MiB");
 }
 
+TEST(ReportCells, NumbersBelowOneHundredKeepThreeDigits) {
+  EXPECT_EQ(format_number(1234.4), "1234");
+  EXPECT_EQ(format_number(12.34), "12.3");
+  EXPECT_EQ(format_number(0.007123), "0.00712");
+  EXPECT_EQ(format_number(0), "0");
+}
+
 TEST(ReportCells, AccuracyAsPercentage) {
   EXPECT_EQ(format_percent(0.8731), "87.31%");
   EXPECT_EQ(format_percent(1), "100.00%");

@@ -67,6 +67,21 @@ TEST(Trainer, LoaderThreadsChangeTimingOnlyNotTheLosses) {
   }
 }
 
+TEST(Trainer, AStepsDurationLeavesOutTheWaitForItsBatch) {
+  auto registry = fixture_registry();
+  // 8 steps an epoch, each batch read in 20 ms: the wait is most of an epoch.
+  auto trained = train(registry, blobs_experiment("[sweep]\n\"dataset.read_delay_ms\" = [20]\n"));
+  ASSERT_EQ(trained->writer.steps.size(), 16u);
+  for (int64_t e = 0; e < 2; ++e) {
+    const auto& epoch = trained->writer.epochs[e];
+    EXPECT_GE(epoch.data_wait_s, 8 * 0.020) << epoch.epoch;
+    double steps_s = 0;
+    for (int64_t i = 0; i < 8; ++i) steps_s += trained->writer.steps[e * 8 + i].duration_s;
+    // The steps and the waits are apart in time, and both inside the epoch.
+    EXPECT_LE(steps_s + epoch.data_wait_s, epoch.duration_s) << epoch.epoch;
+  }
+}
+
 TEST(Trainer, EpochsRecordTheStrategysPhasesAndHeldMemory) {
   auto registry = fixture_registry();
   auto trained = train(registry, blobs_experiment());
