@@ -2,10 +2,13 @@
 #include "measure/cpu_memory.hpp"
 
 #include <c10/core/CPUAllocator.h>
+#include <unistd.h>
 #include "runner/compat.hpp"
 
 #include <atomic>
 #include <mutex>
+
+#include "measure/cpu_block_cache.hpp"
 
 namespace runner::measure {
 namespace {
@@ -34,10 +37,26 @@ Header* header_of(void* data) {
   return reinterpret_cast<Header*>(static_cast<char*>(data) - kHeaderSpace);
 }
 
+// A quarter of the machine's memory at most: what one step's large tensors take, with room.
+CpuBlockCache& block_cache() {
+  static auto* cache = new CpuBlockCache(static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                         static_cast<size_t>(sysconf(_SC_PAGE_SIZE)) / 4);
+  return *cache;  // never destroyed: tensors may be freed at exit after static destructors
+}
+
 void release(void* data) {
   Header* header = header_of(data);
   bytes_in_use -= header->bytes;
-  header->inner_deleter(header);
+  const CpuBlock block{header, static_cast<size_t>(header->bytes) + kHeaderSpace,
+                       header->inner_deleter};
+  if (!block_cache().keep(block)) block.free(block.data);
+}
+
+Header* counted(const CpuBlock& block, size_t bytes) {
+  auto* header = static_cast<Header*>(block.data);
+  *header = Header{static_cast<int64_t>(bytes), block.free};
+  count_in(header->bytes);
+  return header;
 }
 
 class CountingAllocator final : public compat::CpuAllocator {
@@ -45,21 +64,33 @@ class CountingAllocator final : public compat::CpuAllocator {
   explicit CountingAllocator(c10::Allocator* inner) : inner_(inner) {}
 
   c10::DataPtr allocate_block(size_t bytes) const override {
-    c10::DataPtr block = inner_->allocate(bytes + kHeaderSpace);
+    if (std::optional<CpuBlock> kept = block_cache().take(bytes + kHeaderSpace))
+      return data_of(counted(*kept, bytes));
+    c10::DataPtr block = allocate_inner(bytes + kHeaderSpace);
     // An allocator whose context is not its data (not LibTorch's default) is left uncounted.
     if (block.get() != block.get_context()) return inner_->allocate(bytes);
-    const c10::Device device = block.device();
-    c10::DeleterFnPtr inner_deleter = block.get_deleter();
-    auto* header = static_cast<Header*>(block.release_context());
-    *header = Header{static_cast<int64_t>(bytes), inner_deleter};
-    count_in(header->bytes);
-    void* data = reinterpret_cast<char*>(header) + kHeaderSpace;
-    return {data, data, &release, device};
+    const c10::DeleterFnPtr inner_deleter = block.get_deleter();
+    return data_of(counted({block.release_context(), bytes + kHeaderSpace, inner_deleter}, bytes));
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
 
  private:
+  static c10::DataPtr data_of(Header* header) {
+    void* data = reinterpret_cast<char*>(header) + kHeaderSpace;
+    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+  }
+
+  // Out of memory, the cached blocks go back before the request fails.
+  c10::DataPtr allocate_inner(size_t bytes) const {
+    try {
+      return inner_->allocate(bytes);
+    } catch (const c10::Error&) {
+      block_cache().release_all();
+      return inner_->allocate(bytes);
+    }
+  }
+
   c10::Allocator* inner_;
 };
 
@@ -75,6 +106,10 @@ void count_cpu_allocations() {
 }
 
 int64_t cpu_bytes_in_use() { return bytes_in_use.load(); }
+
+void release_cached_cpu_blocks() { block_cache().release_all(); }
+
+int64_t cached_cpu_bytes() { return static_cast<int64_t>(block_cache().bytes_kept()); }
 
 void reset_cpu_peak() { peak_bytes = bytes_in_use.load(); }
 

@@ -15,6 +15,19 @@ void count_cpu_allocations();
 // 0 until count_cpu_allocations() ran.
 int64_t cpu_bytes_in_use();
 
+// Freed blocks of 32 MiB and more are kept for the next tensor of their size (see
+// cpu_block_cache.hpp); they count as freed. This hands them back to the system.
+void release_cached_cpu_blocks();
+int64_t cached_cpu_bytes();
+
+// Releases the cached blocks when it goes: declared before a run's tensors, it goes after them.
+struct CachedCpuBlocksReleasedAtEnd {
+  CachedCpuBlocksReleasedAtEnd() = default;
+  CachedCpuBlocksReleasedAtEnd(const CachedCpuBlocksReleasedAtEnd&) = delete;
+  CachedCpuBlocksReleasedAtEnd& operator=(const CachedCpuBlocksReleasedAtEnd&) = delete;
+  ~CachedCpuBlocksReleasedAtEnd() { release_cached_cpu_blocks(); }
+};
+
 // The most bytes in use since the last reset_cpu_peak() (which sets it to the bytes in use).
 void reset_cpu_peak();
 int64_t cpu_peak_bytes();

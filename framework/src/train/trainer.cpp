@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "measure/cpu_memory.hpp"
 #include "train/passes.hpp"
 #include "train/run_checkpoints.hpp"
 #include "train/session.hpp"
@@ -68,6 +69,7 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
                            record::Console& console, results::RunWriter& writer,
                            const RankContext& ranks,
                            const CheckpointSettings& checkpoint_settings) {
+  const measure::CachedCpuBlocksReleasedAtEnd cached_blocks_released;
   Session s{run, console, writer, ranks};
   build_session(s, registry);
   RunCheckpoints checkpoints(s, checkpoint_settings);

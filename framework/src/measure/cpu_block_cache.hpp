@@ -1,0 +1,48 @@
+// Freed CPU blocks of 32 MiB and more, kept for the next allocation of the same size.
+#pragma once
+
+#include <c10/core/Allocator.h>
+
+#include <cstddef>
+#include <list>
+#include <mutex>
+#include <optional>
+
+namespace runner::measure {
+
+// A block as its allocator handed it out: where, how large, and how it is freed.
+struct CpuBlock {
+  void* data;
+  size_t bytes;
+  c10::DeleterFnPtr free;
+};
+
+// glibc's malloc maps every block from 32 MiB up fresh from the kernel and unmaps it when it is
+// freed, so a step's large tensors (GPT-2's (B, T, V) logits and their gradients) were faulted
+// in and zeroed by the kernel again at every step. The cache keeps such blocks for the next
+// allocation of the same size, up to `capacity` bytes, dropping the ones kept longest first.
+class CpuBlockCache {
+ public:
+  static constexpr size_t kSmallest = size_t{32} << 20;
+
+  explicit CpuBlockCache(size_t capacity) : capacity_(capacity) {}
+  ~CpuBlockCache() { release_all(); }
+  CpuBlockCache(const CpuBlockCache&) = delete;
+  CpuBlockCache& operator=(const CpuBlockCache&) = delete;
+
+  // A kept block of exactly `bytes`, no longer kept; none when there is none.
+  std::optional<CpuBlock> take(size_t bytes);
+  // Keeps `block` when it is large enough and fits the capacity; false: the caller frees it.
+  bool keep(const CpuBlock& block);
+  // Frees every kept block.
+  void release_all();
+  size_t bytes_kept() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::list<CpuBlock> kept_;  // the oldest first
+  size_t capacity_;
+  size_t bytes_kept_ = 0;
+};
+
+}  // namespace runner::measure

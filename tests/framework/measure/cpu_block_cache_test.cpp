@@ -1,0 +1,101 @@
+// The cache of large freed CPU blocks: kept by size, bounded, freed; and the allocator's use of it.
+#include "measure/cpu_block_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
+#include <vector>
+
+#include "measure/cpu_memory.hpp"
+
+namespace runner::measure {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+std::vector<void*> freed;
+void note_freed(void* data) { freed.push_back(data); }
+
+// Fake blocks: the cache only stores and compares their addresses, never touches them.
+CpuBlock fake(size_t address, size_t bytes) {
+  return {reinterpret_cast<void*>(address), bytes, &note_freed};
+}
+
+TEST(CpuBlockCache, GivesAKeptBlockBackForItsExactSizeOnly) {
+  freed.clear();
+  CpuBlockCache cache(1024 * kMiB);
+  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kMiB)));
+  EXPECT_FALSE(cache.take(41 * kMiB).has_value());
+  EXPECT_FALSE(cache.take(39 * kMiB).has_value());
+  const std::optional<CpuBlock> block = cache.take(40 * kMiB);
+  ASSERT_TRUE(block.has_value());
+  EXPECT_EQ(block->data, reinterpret_cast<void*>(0x1000));
+  EXPECT_EQ(block->free, &note_freed);
+  EXPECT_FALSE(cache.take(40 * kMiB).has_value()) << "a block is given once";
+  EXPECT_EQ(cache.bytes_kept(), 0u);
+  EXPECT_TRUE(freed.empty());
+}
+
+TEST(CpuBlockCache, LeavesSmallBlocksAndThoseOverItsCapacityToTheCaller) {
+  CpuBlockCache cache(100 * kMiB);
+  EXPECT_FALSE(cache.keep(fake(0x1000, CpuBlockCache::kSmallest - 1)));
+  EXPECT_FALSE(cache.keep(fake(0x2000, 101 * kMiB)));
+  EXPECT_TRUE(cache.keep(fake(0x3000, CpuBlockCache::kSmallest)));
+  EXPECT_EQ(cache.bytes_kept(), CpuBlockCache::kSmallest);
+}
+
+TEST(CpuBlockCache, DropsTheBlocksKeptLongestToStayUnderItsCapacity) {
+  freed.clear();
+  CpuBlockCache cache(100 * kMiB);
+  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kMiB)));
+  ASSERT_TRUE(cache.keep(fake(0x2000, 40 * kMiB)));
+  ASSERT_TRUE(cache.keep(fake(0x3000, 50 * kMiB)));  // 130 MiB: the first must go
+  EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
+  EXPECT_EQ(cache.bytes_kept(), 90 * kMiB);
+  EXPECT_EQ(cache.take(40 * kMiB)->data, reinterpret_cast<void*>(0x2000));
+}
+
+TEST(CpuBlockCache, ReleaseAllAndItsEndFreeEveryBlock) {
+  freed.clear();
+  {
+    CpuBlockCache cache(1024 * kMiB);
+    cache.keep(fake(0x1000, 40 * kMiB));
+    cache.keep(fake(0x2000, 60 * kMiB));
+    cache.release_all();
+    EXPECT_EQ(freed.size(), 2u);
+    EXPECT_EQ(cache.bytes_kept(), 0u);
+    cache.keep(fake(0x3000, 40 * kMiB));
+  }
+  EXPECT_EQ(freed.size(), 3u);
+  EXPECT_EQ(freed.back(), reinterpret_cast<void*>(0x3000));
+}
+
+TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
+  count_cpu_allocations();
+  release_cached_cpu_blocks();
+  const int64_t before = cpu_bytes_in_use();
+  const int64_t elements = 12 * 1024 * 1024;  // 48 MiB of floats
+  void* first = nullptr;
+  {
+    torch::Tensor t = torch::full({elements}, 2.0f);
+    first = t.data_ptr();
+  }
+  EXPECT_EQ(cpu_bytes_in_use(), before);
+  EXPECT_GE(cached_cpu_bytes(), elements * 4);
+  {
+    torch::Tensor same_size = torch::empty({elements});
+    EXPECT_EQ(same_size.data_ptr(), first);
+    EXPECT_EQ(cpu_bytes_in_use() - before, elements * 4);
+    same_size.fill_(3.0f);
+    EXPECT_EQ(same_size.sum().item<double>(), 3.0 * elements);
+    torch::Tensor other_size = torch::empty({elements + 16});
+    EXPECT_NE(other_size.data_ptr(), first);
+  }
+  release_cached_cpu_blocks();
+  EXPECT_EQ(cached_cpu_bytes(), 0);
+  EXPECT_EQ(cpu_bytes_in_use(), before);
+}
+
+}  // namespace
+}  // namespace runner::measure
