@@ -1,6 +1,7 @@
 // The cache of large freed CPU blocks.
 #include "measure/cpu_block_cache.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace runner::measure {
@@ -19,21 +20,39 @@ std::optional<CpuBlock> CpuBlockCache::take(size_t bytes) {
   return std::nullopt;
 }
 
+std::vector<CpuBlock> CpuBlockCache::drop_oldest_to_fit(size_t bytes) {
+  std::vector<CpuBlock> dropped;
+  while (!kept_.empty() && bytes_kept_ + bytes > capacity_) {
+    dropped.push_back(kept_.front());
+    bytes_kept_ -= kept_.front().bytes;
+    kept_.pop_front();
+  }
+  return dropped;
+}
+
 bool CpuBlockCache::keep(const CpuBlock& block) {
-  if (block.bytes < kSmallest || block.bytes > capacity_) return false;
   std::vector<CpuBlock> dropped;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    while (bytes_kept_ + block.bytes > capacity_) {
-      dropped.push_back(kept_.front());
-      bytes_kept_ -= kept_.front().bytes;
-      kept_.pop_front();
-    }
+    if (block.bytes < kSmallest || block.bytes > capacity_) return false;
+    dropped = drop_oldest_to_fit(block.bytes);
     kept_.push_back(block);
     bytes_kept_ += block.bytes;
   }
   for (const CpuBlock& old : dropped) old.free(old.data);
   return true;
+}
+
+size_t CpuBlockCache::set_capacity(size_t capacity) {
+  std::vector<CpuBlock> dropped;
+  size_t replaced = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replaced = std::exchange(capacity_, capacity);
+    dropped = drop_oldest_to_fit(0);
+  }
+  for (const CpuBlock& old : dropped) old.free(old.data);
+  return replaced;
 }
 
 void CpuBlockCache::release_all() {

@@ -7,6 +7,7 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace runner::measure {
 
@@ -36,9 +37,15 @@ class CpuBlockCache {
   bool keep(const CpuBlock& block);
   // Frees every kept block.
   void release_all();
+  // A new bound; the blocks kept longest go until the kept ones fit it. 0: keeps none.
+  // Returns the bound it replaces.
+  size_t set_capacity(size_t capacity);
   size_t bytes_kept() const;
 
  private:
+  // Under the lock: takes out the oldest blocks until `bytes` more fit; the caller frees them.
+  std::vector<CpuBlock> drop_oldest_to_fit(size_t bytes);
+
   mutable std::mutex mutex_;
   std::list<CpuBlock> kept_;  // the oldest first
   size_t capacity_;

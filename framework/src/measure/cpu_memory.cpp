@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "runner/compat.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -110,6 +111,11 @@ int64_t cpu_bytes_in_use() { return bytes_in_use.load(); }
 void release_cached_cpu_blocks() { block_cache().release_all(); }
 
 int64_t cached_cpu_bytes() { return static_cast<int64_t>(block_cache().bytes_kept()); }
+
+int64_t limit_cached_cpu_bytes(int64_t bytes) {
+  return static_cast<int64_t>(
+      block_cache().set_capacity(static_cast<size_t>(std::max<int64_t>(bytes, 0))));
+}
 
 void reset_cpu_peak() { peak_bytes = bytes_in_use.load(); }
 

@@ -19,6 +19,9 @@ int64_t cpu_bytes_in_use();
 // cpu_block_cache.hpp); they count as freed. This hands them back to the system.
 void release_cached_cpu_blocks();
 int64_t cached_cpu_bytes();
+// Bounds the cache (a quarter of the machine's memory until called); 0 turns it off. Returns
+// the bound it replaces.
+int64_t limit_cached_cpu_bytes(int64_t bytes);
 
 // Releases the cached blocks when it goes: declared before a run's tensors, it goes after them.
 struct CachedCpuBlocksReleasedAtEnd {

@@ -71,6 +71,20 @@ TEST(CpuBlockCache, ReleaseAllAndItsEndFreeEveryBlock) {
   EXPECT_EQ(freed.back(), reinterpret_cast<void*>(0x3000));
 }
 
+TEST(CpuBlockCache, ASmallerCapacityDropsTheOldestAndZeroKeepsNothing) {
+  freed.clear();
+  CpuBlockCache cache(100 * kMiB);
+  cache.keep(fake(0x1000, 40 * kMiB));
+  cache.keep(fake(0x2000, 40 * kMiB));
+  EXPECT_EQ(cache.set_capacity(50 * kMiB), 100 * kMiB);
+  EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
+  EXPECT_EQ(cache.bytes_kept(), 40 * kMiB);
+  cache.set_capacity(0);
+  EXPECT_EQ(freed.size(), 2u);
+  EXPECT_FALSE(cache.keep(fake(0x3000, 40 * kMiB)));
+  EXPECT_EQ(cache.bytes_kept(), 0u);
+}
+
 TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
   count_cpu_allocations();
   release_cached_cpu_blocks();

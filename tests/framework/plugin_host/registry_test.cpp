@@ -17,6 +17,7 @@ Options blobs_options() {
   o.set("test_size", int64_t{8});
   o.set("classes", int64_t{3});
   o.set("dim", int64_t{3});
+  o.set("read_delay_ms", int64_t{0});
   return o;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "measure/cpu_memory.hpp"
 #include "train/trainer.hpp"
 #include <runner_testing/run_fixtures.hpp>
 
@@ -52,6 +53,31 @@ TEST(Trainer, TheSameSeedGivesABitIdenticalLossSequence) {
     EXPECT_EQ(a->writer.steps[i].loss, b->writer.steps[i].loss) << "step " << i + 1;
   auto other_seed = train(registry, blobs_experiment("[sweep]\n\"experiment.seed\" = [6]\n"));
   EXPECT_NE(a->writer.steps[3].loss, other_seed->writer.steps[3].loss);
+}
+
+// GPT-2 of (4, 64, 50257) logits: 51 MB, among the blocks the CPU allocator keeps for reuse.
+std::string gpt2_of_large_logits() {
+  return "[experiment]\nname = \"large_logits\"\nseed = 11\n"
+         "[dataset]\nname = \"random_tokens\"\nsize = 1000\ntest_size = 4\nseq_len = 64\n"
+         "vocab_size = 50257\n"
+         "[model]\nname = \"gpt2\"\npreset = \"tiny\"\nhidden = 64\nheads = 2\nlayers = 2\n"
+         "seq_len = 64\nvocab_size = 50257\n"
+         "[optimizer]\nname = \"adamw\"\nlr = 1e-3\n"
+         "[train]\nepochs = 1\nbatch_size = 4\ntest_batch_size = 4\nmax_steps_per_epoch = 50\n"
+         "threads = 2\nlog_every = 1\n";
+}
+
+TEST(Trainer, KeepingLargeFreedBlocksChangesNoLossOverFiftySteps) {
+  auto registry = fixture_registry();
+  auto kept = train(registry, gpt2_of_large_logits());
+  const int64_t bound = measure::limit_cached_cpu_bytes(0);
+  auto fresh = train(registry, gpt2_of_large_logits());
+  measure::limit_cached_cpu_bytes(bound);
+  ASSERT_EQ(kept->writer.steps.size(), 50u);
+  ASSERT_EQ(fresh->writer.steps.size(), 50u);
+  for (size_t i = 0; i < 50; ++i)
+    EXPECT_EQ(kept->writer.steps[i].loss, fresh->writer.steps[i].loss) << "step " << i + 1;
+  EXPECT_EQ(kept->summary.final_test_loss, fresh->summary.final_test_loss);
 }
 
 TEST(Trainer, LoaderThreadsChangeTimingOnlyNotTheLosses) {
