@@ -18,10 +18,11 @@ struct CpuBlock {
   c10::DeleterFnPtr free;
 };
 
-// glibc's malloc maps every block from 32 MiB up fresh from the kernel and unmaps it when it is
-// freed, so a step's large tensors (GPT-2's (B, T, V) logits and their gradients) were faulted
-// in and zeroed by the kernel again at every step. The cache keeps such blocks for the next
-// allocation of the same size, up to `capacity` bytes, dropping the ones kept longest first.
+// glibc's malloc maps large blocks fresh from the kernel and unmaps them when they are freed
+// (from 64 MiB up under runner's mallopt, from at most 32 MiB by default), so a step's large
+// tensors (GPT-2's (B, T, V) logits and their gradients) were faulted in and zeroed by the kernel
+// again at every step. The cache keeps such blocks for the next allocation of the same size, up to
+// `capacity` bytes, dropping the ones kept longest first.
 class CpuBlockCache {
  public:
   static constexpr size_t kSmallest = size_t{32} << 20;
