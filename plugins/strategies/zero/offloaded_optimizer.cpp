@@ -4,6 +4,7 @@
 #include <runner/errors.hpp>
 
 #include <fstream>
+#include <future>
 #include <system_error>
 
 namespace runner::strategies {
@@ -86,9 +87,7 @@ void OffloadedOptimizer::write_part(size_t i) {
 void OffloadedOptimizer::step_part(size_t i) {
   torch::optim::Optimizer& part = *parts_[i];
   part.param_groups()[0].options().set_lr(param_groups()[0].options().get_lr());
-  read_part(i);
   on_state_file(files_[i], [&] { part.step(); });
-  write_part(i);
 }
 
 void OffloadedOptimizer::read_in() {
@@ -105,7 +104,19 @@ torch::Tensor OffloadedOptimizer::step(LossClosure closure) {
     torch::AutoGradMode grad(true);
     loss = closure();
   }
-  for (size_t i = 0; i < parts_.size(); ++i) step_part(i);
+  // A future's end waits for its thread: after a failure, the file work in flight ends before
+  // the parts it uses can go.
+  std::future<void> reading = std::async(std::launch::async, [this] { read_part(0); });
+  std::future<void> writing;
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    reading.get();
+    if (i + 1 < parts_.size())
+      reading = std::async(std::launch::async, [this, i] { read_part(i + 1); });
+    step_part(i);
+    if (writing.valid()) writing.get();
+    writing = std::async(std::launch::async, [this, i] { write_part(i); });
+  }
+  writing.get();
   return loss;
 }
 

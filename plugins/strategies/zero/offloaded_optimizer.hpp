@@ -1,7 +1,7 @@
-// ZeRO's optimizer state offloaded to a disk (ZeRO-Infinity's NVMe offload, without its
-// asynchronous I/O): each master part has an optimizer of its own whose state lives in a file
-// under a folder, read in just before the part's step and written back just after, so one
-// part's state is in memory at a time.
+// ZeRO's optimizer state offloaded to a disk (ZeRO-Infinity's NVMe offload): each master part
+// has an optimizer of its own whose state lives in a file under a folder. While one part steps,
+// the next part's state is read in and the previous part's written back, on threads of their
+// own, so at most three parts' state is in memory at a time.
 #pragma once
 
 #include <runner/strategy.hpp>
@@ -22,8 +22,9 @@ class OffloadedOptimizer : public torch::optim::Optimizer {
   ~OffloadedOptimizer() override;
 
   // Each part in turn: its state read, the step at this optimizer's learning rate, its state
-  // written (to a temporary file, then renamed) and dropped. Throws a RunError naming the
-  // file when one cannot be read or written (a full disk).
+  // written (to a temporary file, then renamed) and dropped; the reading of the next part and
+  // the writing of the previous overlap the step. Throws a RunError naming the file when one
+  // cannot be read or written (a full disk).
   torch::Tensor step(LossClosure closure = nullptr) override;
 
   // For a checkpoint: every part's state read in from its file (a part never stepped has
@@ -42,7 +43,7 @@ class OffloadedOptimizer : public torch::optim::Optimizer {
   OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
                      std::vector<std::unique_ptr<torch::optim::Optimizer>> parts,
                      std::filesystem::path folder);
-  void step_part(size_t i);
+  void step_part(size_t i);  // its state already read in
   void read_part(size_t i);
   void write_part(size_t i);  // then dropped from memory
 

@@ -33,7 +33,8 @@ const OptionFields<ZeroOptions>& ZeroOptions::fields() {
     f.text("offload", &ZeroOptions::offload,
            "cpu: the optimizer state and step in pinned host memory (runs on a GPU); nvme: the "
            "optimizer state of each rank's part in files under offload_dir, read in for its "
-           "step and written back after it, one unit's at a time",
+           "step and written back after it, one unit at a time, the next unit's reading and "
+           "the last one's writing overlapping the step",
            {"none", "cpu", "nvme"});
     f.text("offload_dir", &ZeroOptions::offload_dir,
            "nvme: the folder for the optimizer state files (a local disk); empty: the system's "

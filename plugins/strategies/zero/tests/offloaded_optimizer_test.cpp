@@ -1,0 +1,77 @@
+// The file-offloaded optimizer steps its parts exactly as one optimizer over all of them would,
+// with the next part's reading and the last one's writing overlapping each step, and a state
+// file that cannot be read fails the step naming it.
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <runner/errors.hpp>
+
+#include <fstream>
+
+#include "../offloaded_optimizer.hpp"
+
+namespace runner::testing {
+namespace {
+
+using strategies::OffloadedOptimizer;
+namespace fs = std::filesystem;
+
+std::unique_ptr<torch::optim::Optimizer> adamw(std::vector<torch::Tensor> params) {
+  return std::make_unique<torch::optim::AdamW>(std::move(params), torch::optim::AdamWOptions(1e-2));
+}
+
+// Five parts of different sizes, so reads and writes of unequal length overlap.
+std::vector<torch::Tensor> masters(uint64_t seed) {
+  torch::manual_seed(seed);
+  std::vector<torch::Tensor> parts;
+  for (int64_t size : {1000, 7, 300000, 64, 5000}) parts.push_back(torch::randn({size}));
+  for (auto& p : parts) p.requires_grad_(true);
+  return parts;
+}
+
+void give_gradients(const std::vector<torch::Tensor>& parts, int step) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(500 + step);
+  for (const auto& p : parts) p.mutable_grad() = torch::randn(p.sizes(), generator);
+}
+
+fs::path scratch(const std::string& name) {
+  return fs::temp_directory_path() / ("runner-offload-" + name + "-" + std::to_string(getpid()));
+}
+
+TEST(OffloadedOptimizer, StepsEveryPartAsOneOptimizerWouldBitForBit) {
+  std::vector<torch::Tensor> plain = masters(3), offloaded = masters(3);
+  auto expected = adamw(plain);
+  OffloadedOptimizer files(offloaded, adamw, scratch("same"));
+  for (int step = 0; step < 10; ++step) {
+    give_gradients(plain, step);
+    give_gradients(offloaded, step);
+    expected->step();
+    files.step();
+    EXPECT_EQ(files.part(2).state().size(), 0u) << "no state is left in memory after a step";
+  }
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_TRUE(torch::equal(plain[i], offloaded[i])) << i;
+  EXPECT_GT(files.bytes_on_disk(), 2 * 4 * 301071u) << "two fp32 states of every part";
+}
+
+TEST(OffloadedOptimizer, AStateFileThatCannotBeReadFailsTheStepNamingIt) {
+  std::vector<torch::Tensor> parts = masters(5);
+  const fs::path folder = scratch("broken");
+  {
+    OffloadedOptimizer files(parts, adamw, folder);
+    give_gradients(parts, 0);
+    files.step();
+    std::ofstream(folder / "part3.pt", std::ios::trunc) << "not a state file";
+    give_gradients(parts, 1);
+    try {
+      files.step();
+      ADD_FAILURE() << "a broken state file went unnoticed";
+    } catch (const RunError& e) {
+      EXPECT_NE(std::string(e.what()).find("part3.pt"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists(folder)) << "the folder goes with the optimizer, after a failure too";
+}
+
+}  // namespace
+}  // namespace runner::testing
