@@ -45,6 +45,19 @@ bool CpuBlockCache::keep(const CpuBlock& block) {
   return true;
 }
 
+bool CpuBlockCache::drop_oldest() {
+  CpuBlock oldest{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kept_.empty()) return false;
+    oldest = kept_.front();
+    bytes_kept_ -= oldest.bytes;
+    kept_.pop_front();
+  }
+  oldest.free(oldest.data);
+  return true;
+}
+
 size_t CpuBlockCache::set_capacity(size_t capacity) {
   std::vector<CpuBlock> dropped;
   size_t replaced = 0;

@@ -36,6 +36,8 @@ class CpuBlockCache {
   std::optional<CpuBlock> take(size_t bytes);
   // Keeps `block` when it is large enough and fits the capacity; false: the caller frees it.
   bool keep(const CpuBlock& block);
+  // Frees the block kept longest; false when none is kept.
+  bool drop_oldest();
   // Frees every kept block.
   void release_all();
   // A new bound; the blocks kept longest go until the kept ones fit it. 0: keeps none.

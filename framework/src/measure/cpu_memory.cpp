@@ -2,14 +2,17 @@
 #include "measure/cpu_memory.hpp"
 
 #include <c10/core/CPUAllocator.h>
+#include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
-#include "runner/compat.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 
 #include "measure/cpu_block_cache.hpp"
+#include "runner/compat.hpp"
 
 namespace runner::measure {
 namespace {
@@ -45,12 +48,43 @@ CpuBlockCache& block_cache() {
   return *cache;  // never destroyed: tensors may be freed at exit after static destructors
 }
 
+std::atomic<int64_t> resident_ceiling{0};  // 0: none
+
+// The process's resident bytes: the second field of /proc/self/statm, in pages. A read of a
+// few dozen bytes, made only around blocks of 32 MiB and more.
+int64_t resident_bytes() {
+  static const int statm = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  char text[128] = {};
+  if (statm < 0 || ::pread(statm, text, sizeof(text) - 1, 0) <= 0) return 0;
+  long long size = 0, resident = 0;
+  if (std::sscanf(text, "%lld %lld", &size, &resident) != 2) return 0;
+  return resident * sysconf(_SC_PAGE_SIZE);
+}
+
+bool over_ceiling(size_t more) {
+  const int64_t ceiling = resident_ceiling.load();
+  return ceiling > 0 && resident_bytes() + static_cast<int64_t>(more) > ceiling;
+}
+
+// Before a large block comes fresh from the system, over the ceiling: the blocks kept longest
+// go back, then the heap's free pages (a step's small tensors, freed, stay resident in
+// glibc's heap: GPT-2 XL's forward leaves gigabytes of bf16 weight copies there).
+void make_room_for(size_t bytes) {
+  if (bytes < CpuBlockCache::kSmallest || resident_ceiling.load() == 0) return;
+  while (over_ceiling(bytes) && block_cache().drop_oldest()) {
+  }
+  if (over_ceiling(bytes)) malloc_trim(0);
+}
+
+// A large block is kept only while the process is under the ceiling.
 void release(void* data) {
   Header* header = header_of(data);
   bytes_in_use -= header->bytes;
   const CpuBlock block{header, static_cast<size_t>(header->bytes) + kHeaderSpace,
                        header->inner_deleter};
-  if (!block_cache().keep(block)) block.free(block.data);
+  if (block.bytes >= CpuBlockCache::kSmallest && !over_ceiling(0) && block_cache().keep(block))
+    return;
+  block.free(block.data);
 }
 
 Header* counted(const CpuBlock& block, size_t bytes) {
@@ -67,6 +101,7 @@ class CountingAllocator final : public compat::CpuAllocator {
   c10::DataPtr allocate_block(size_t bytes) const override {
     if (std::optional<CpuBlock> kept = block_cache().take(bytes + kHeaderSpace))
       return data_of(counted(*kept, bytes));
+    make_room_for(bytes + kHeaderSpace);
     c10::DataPtr block = allocate_inner(bytes + kHeaderSpace);
     // An allocator whose context is not its data (not LibTorch's default) is left uncounted.
     if (block.get() != block.get_context()) return inner_->allocate(bytes);
@@ -116,6 +151,12 @@ int64_t limit_cached_cpu_bytes(int64_t bytes) {
   return static_cast<int64_t>(
       block_cache().set_capacity(static_cast<size_t>(std::max<int64_t>(bytes, 0))));
 }
+
+int64_t keep_resident_memory_under(int64_t bytes) {
+  return resident_ceiling.exchange(std::max<int64_t>(bytes, 0));
+}
+
+int64_t resident_memory_bytes() { return resident_bytes(); }
 
 void reset_cpu_peak() { peak_bytes = bytes_in_use.load(); }
 

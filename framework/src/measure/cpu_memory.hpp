@@ -23,12 +23,40 @@ int64_t cached_cpu_bytes();
 // the bound it replaces.
 int64_t limit_cached_cpu_bytes(int64_t bytes);
 
-// Releases the cached blocks when it goes: declared before a run's tensors, it goes after them.
-struct CachedCpuBlocksReleasedAtEnd {
-  CachedCpuBlocksReleasedAtEnd() = default;
-  CachedCpuBlocksReleasedAtEnd(const CachedCpuBlocksReleasedAtEnd&) = delete;
-  CachedCpuBlocksReleasedAtEnd& operator=(const CachedCpuBlocksReleasedAtEnd&) = delete;
-  ~CachedCpuBlocksReleasedAtEnd() { release_cached_cpu_blocks(); }
+// A ceiling on the process's resident memory while blocks are kept (0: none, the default):
+// over it, freed blocks are not kept, and before a block of 32 MiB or more comes fresh from the
+// system the kept blocks, then glibc's free heap pages, go back. Returns the ceiling it
+// replaces.
+int64_t keep_resident_memory_under(int64_t bytes);
+// The process's resident memory now (its RSS).
+int64_t resident_memory_bytes();
+
+// What a rank's process may hold beyond its base (its resident memory before its model) for a
+// plan of `planned` bytes: the plan, and a quarter more for the freed memory its allocators
+// keep for reuse (glibc's heap, the kept blocks). The budget check holds the same against the
+// machine's memory. GPT-2 small's step at 4 x 256 tokens needs about that much to run at the
+// kept blocks' speed (tools/bench/README.md).
+inline double resident_allowance(double planned) { return 1.25 * planned; }
+
+// A run's use of kept blocks: the process's resident memory when it starts is the run's base;
+// `bound_by_plan` puts the ceiling at that base plus the plan's resident_allowance. When it
+// goes (declared before a run's tensors, it goes after them), the ceiling is lifted and the
+// kept blocks released.
+class CpuBlocksKeptForARun {
+ public:
+  CpuBlocksKeptForARun() : base_(resident_memory_bytes()) {}
+  CpuBlocksKeptForARun(const CpuBlocksKeptForARun&) = delete;
+  CpuBlocksKeptForARun& operator=(const CpuBlocksKeptForARun&) = delete;
+  ~CpuBlocksKeptForARun() {
+    keep_resident_memory_under(0);
+    release_cached_cpu_blocks();
+  }
+  void bound_by_plan(double planned_bytes) {
+    keep_resident_memory_under(base_ + static_cast<int64_t>(resident_allowance(planned_bytes)));
+  }
+
+ private:
+  int64_t base_;
 };
 
 // The most bytes in use since the last reset_cpu_peak() (which sets it to the bytes in use).

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "config/techniques.hpp"
+#include "measure/cpu_memory.hpp"
 #include "measure/measure_model.hpp"
 #include "measure/system.hpp"
 #include "plugin_host/op_library.hpp"
@@ -129,18 +130,28 @@ std::string plan_table(const RunEstimate& e) {
   return table;
 }
 
-// CPU ranks share the machine's memory: the plan of every rank on it against what is free.
+// CPU ranks share the machine's memory: for every rank on it, what its process holds before
+// its model (this one's resident memory now: LibTorch and the plugins) and the allowance for
+// its plan, against what is free. Each rank's process then keeps its resident memory within
+// the same (CpuBlocksKeptForARun).
 void check_machine_memory(const RunEstimate& estimate, int local_ranks, const std::string& where,
                           const std::string& fixes) {
   const std::optional<double> available = available_memory_bytes();
-  double planned = 0;
   const size_t ranks = std::min(estimate.plan.ranks.size(), static_cast<size_t>(local_ranks));
-  for (size_t r = 0; r < ranks; ++r) planned += estimate.plan.ranks[r].total();
-  if (!available || planned <= *available) return;
+  const double base = static_cast<double>(resident_memory_bytes());
+  double planned = 0, needed = 0;
+  for (size_t r = 0; r < ranks; ++r) {
+    planned += estimate.plan.ranks[r].total();
+    needed += base + resident_allowance(estimate.plan.ranks[r].total());
+  }
+  if (!available || needed <= *available) return;
   throw ConfigError(fmt::format("the plan needs {} for its {} rank{} on this machine ({} on the "
-                                "largest), over the {} of memory available{}",
+                                "largest; with a quarter more for freed memory kept for reuse "
+                                "and the {} a process holds before its model, {}), over the "
+                                "{} of memory available{}",
                                 gibibytes(planned), ranks, ranks == 1 ? "" : "s",
-                                gibibytes(estimate.peak_bytes()), gibibytes(*available), where),
+                                gibibytes(estimate.peak_bytes()), gibibytes(base),
+                                gibibytes(needed), gibibytes(*available), where),
                     fixes + ", or run on GPUs");
 }
 

@@ -92,10 +92,22 @@ void set_up_device(Session& s) {
   torch::manual_seed(static_cast<uint64_t>(s.seed));
 }
 
-// The model built on the CPU, measured and planned, then placed by the strategy.
+// On the CPU the process stays within its base and its rank's plan, which the budget check
+// held against the machine's memory; from before the model is built, whose setup copies its
+// weights. A run without a plan keeps blocks unbounded.
+void bound_kept_blocks_by_plan(Session& s) {
+  const std::vector<MemoryPlan>& planned = s.measures.estimate.plan.ranks;
+  if (!s.device.is_cpu() || planned.empty()) return;
+  const size_t rank = std::min(planned.size() - 1, static_cast<size_t>(s.ranks.rank()));
+  s.kept_blocks.bound_by_plan(planned[rank].total());
+}
+
+// The run planned, the model built on the CPU and measured, then placed by the strategy.
 void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry) {
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
   s.techniques = config::techniques_of(s.run.train);
+  s.measures.estimate = plan_or_none(s, registry);
+  bound_kept_blocks_by_plan(s);
   auto make_model = [&s, &registry] {
     return registry.make_model(s.run.model,
                                ModelContext{s.loading.info, s.ops.get(), s.techniques.precision});
@@ -103,7 +115,6 @@ void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry
   s.model = make_model();  // on the CPU: the strategy places it
   s.measures.parameters = s.model->parameter_count();
   s.measures.forward_flops_per_sample = s.model->forward_flops_per_sample();
-  s.measures.estimate = plan_or_none(s, registry);
   s.strategy = registry.make_strategy(s.run.strategy);
   s.step_components = "in " + component_text(registry, Kind::dataset, s.run.dataset.name) + ", " +
                       component_text(registry, Kind::model, s.run.model.name) + ", " +

@@ -10,6 +10,7 @@
 
 #include "config/experiment.hpp"
 #include "data/augment.hpp"
+#include "measure/cpu_memory.hpp"
 #include "measure/run_measures.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "plugin_host/op_library.hpp"
@@ -58,6 +59,8 @@ struct Session {
   record::Console& console;
   results::RunWriter& writer;
   const RankContext& ranks;
+  // Before the run's tensors, so it goes after them.
+  measure::CpuBlocksKeptForARun kept_blocks;
   torch::Device device = torch::kCPU;
   int threads = 1;
   int64_t seed = 0;

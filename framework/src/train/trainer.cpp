@@ -69,7 +69,6 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
                            record::Console& console, results::RunWriter& writer,
                            const RankContext& ranks,
                            const CheckpointSettings& checkpoint_settings) {
-  const measure::CachedCpuBlocksReleasedAtEnd cached_blocks_released;
   Session s{run, console, writer, ranks};
   build_session(s, registry);
   RunCheckpoints checkpoints(s, checkpoint_settings);

@@ -85,6 +85,19 @@ TEST(CpuBlockCache, ASmallerCapacityDropsTheOldestAndZeroKeepsNothing) {
   EXPECT_EQ(cache.bytes_kept(), 0u);
 }
 
+TEST(CpuBlockCache, DropOldestFreesTheBlockKeptLongest) {
+  freed.clear();
+  CpuBlockCache cache(1024 * kMiB);
+  cache.keep(fake(0x1000, 40 * kMiB));
+  cache.keep(fake(0x2000, 60 * kMiB));
+  EXPECT_TRUE(cache.drop_oldest());
+  EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
+  EXPECT_EQ(cache.bytes_kept(), 60 * kMiB);
+  EXPECT_TRUE(cache.drop_oldest());
+  EXPECT_FALSE(cache.drop_oldest()) << "none left";
+  EXPECT_EQ(freed.size(), 2u);
+}
+
 TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
   count_cpu_allocations();
   release_cached_cpu_blocks();
@@ -109,6 +122,49 @@ TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
   release_cached_cpu_blocks();
   EXPECT_EQ(cached_cpu_bytes(), 0);
   EXPECT_EQ(cpu_bytes_in_use(), before);
+}
+
+// Over the resident ceiling a freed block is not kept; a block kept under it goes back before
+// a fresh one would take the process over it.
+TEST(CpuMemory, TheResidentCeilingStopsKeepingAndDropsKeptBlocks) {
+  count_cpu_allocations();
+  release_cached_cpu_blocks();
+  const int64_t elements = 12 * 1024 * 1024;  // 48 MiB of floats
+  const int64_t half = resident_memory_bytes() / 2;
+  keep_resident_memory_under(half);
+  torch::full({elements}, 1.0f);
+  EXPECT_EQ(cached_cpu_bytes(), 0) << "over the ceiling: freed at once";
+
+  EXPECT_EQ(keep_resident_memory_under(0), half);
+  torch::full({elements}, 1.0f);
+  EXPECT_GE(cached_cpu_bytes(), elements * 4) << "no ceiling: kept";
+  const int64_t resident = resident_memory_bytes();
+  keep_resident_memory_under(resident + 8 * 1024 * 1024);
+  {
+    torch::Tensor other_size = torch::full({elements + 1024}, 1.0f);
+    EXPECT_EQ(cached_cpu_bytes(), 0) << "the kept block made room for the fresh one";
+    EXPECT_LT(resident_memory_bytes(), resident + elements * 4);
+  }
+  keep_resident_memory_under(0);
+  release_cached_cpu_blocks();
+}
+
+// The ceiling is the base and the plan with a quarter more for freed memory kept for reuse.
+TEST(CpuMemory, ARunsKeptBlocksAreBoundedByItsBaseAndPlanAndReleasedAtItsEnd) {
+  count_cpu_allocations();
+  release_cached_cpu_blocks();
+  {
+    CpuBlocksKeptForARun run;
+    const int64_t base = resident_memory_bytes();
+    run.bound_by_plan(1024.0 * 1024 * 1024);
+    const int64_t ceiling = keep_resident_memory_under(0);
+    EXPECT_NEAR(static_cast<double>(ceiling - base), 1.25 * 1024 * 1024 * 1024, 64.0 * 1024 * 1024);
+    keep_resident_memory_under(ceiling);
+    torch::full({12 * 1024 * 1024}, 1.0f);
+    EXPECT_GT(cached_cpu_bytes(), 0);
+  }
+  EXPECT_EQ(cached_cpu_bytes(), 0);
+  EXPECT_EQ(keep_resident_memory_under(0), 0) << "the ceiling lifted";
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // Tests of the memory estimate: measured or from the model's estimator, runs over budget refused.
+#include "measure/estimate.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
-#include "measure/estimate.hpp"
+
+#include "measure/cpu_memory.hpp"
 #include "measure/system.hpp"
 
 namespace runner::measure {
@@ -103,6 +106,35 @@ TEST(Estimate, CpuRanksPlannedOverTheMachinesMemoryAreRefusedWithTheNumbers) {
     EXPECT_NE(std::string(e.what()).find("of memory available"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(check_plan_fits(run, huge, 1)) << "one rank on this machine fits";
+}
+
+// Each rank's process holds its libraries before its model, and its allocators keep freed
+// memory for reuse, a quarter of the plan at most: a plan that fits only without them is
+// refused, naming them.
+TEST(Estimate, ThePlanIsCheckedWithWhatAProcessHoldsBeyondIt) {
+  auto registry = fixture_registry();
+  const auto run = run_of(
+      "[dataset]\nname = \"blobs\"\n[model]\nname = \"sized_probe\"\nparameters = 1000\n"
+      "flops = 5.0\n[optimizer]\nname = \"adamw\"\n[train]\ndevice = \"cpu\"\n",
+      registry);
+  RunEstimate tight = estimate_run(run, registry, 1);
+  const double available = *available_memory_bytes();
+  const double base = static_cast<double>(resident_memory_bytes());
+  ASSERT_GT(base, 50e6) << "LibTorch alone is larger";
+  tight.plan.ranks.assign(1, MemoryPlan{});
+  tight.plan.ranks[0].parameters = 0.9 * available;
+  try {
+    check_plan_fits(run, tight, 1);
+    FAIL() << "a plan within the available memory only without the process's own";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("a quarter more for freed memory kept for reuse"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("a process holds before its model"), std::string::npos)
+        << e.what();
+  }
+  tight.plan.ranks[0].parameters = (available - 2 * base - 256e6) / 1.25;
+  EXPECT_NO_THROW(check_plan_fits(run, tight, 1));
 }
 
 TEST(Estimate, OptimizerStatesPerParameter) {
