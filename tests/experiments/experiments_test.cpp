@@ -254,13 +254,26 @@ TEST(Experiments, Gpt2TechniquesTableShowsPlannedAndMeasuredMemory) {
 }
 
 TEST(Experiments, EveryFileIsCovered) {
-  const std::vector<std::string> covered{
-      "quickstart.toml",      "mnist_lenet.toml",      "mnist_lenet_augmented.toml",
-      "mnist_num_workers_sweep.toml", "conv_depth.toml", "cifar_lenet.toml",
-      "cifar_vgg.toml",       "cifar_cnn_augmented.toml", "gpt2_tiny.toml", "gpt2_xl.toml",
-      "fused_conv_relu_vs_builtin.toml", "lenet_gelu.toml", "mnist_ddp.toml",
-      "ddp_nccl_vs_gloo.toml", "batch_size_sweep.toml", "dp_vs_ddp.toml",
-      "gpt2_techniques.toml", "gpt2_small_strategies.toml", "gpt2_1p6b_strategies.toml"};
+  const std::vector<std::string> covered{"quickstart.toml",
+                                         "mnist_lenet.toml",
+                                         "mnist_lenet_augmented.toml",
+                                         "mnist_num_workers_sweep.toml",
+                                         "conv_depth.toml",
+                                         "cifar_lenet.toml",
+                                         "cifar_vgg.toml",
+                                         "cifar_cnn_augmented.toml",
+                                         "gpt2_tiny.toml",
+                                         "gpt2_xl.toml",
+                                         "fused_conv_relu_vs_builtin.toml",
+                                         "lenet_gelu.toml",
+                                         "mnist_ddp.toml",
+                                         "ddp_nccl_vs_gloo.toml",
+                                         "batch_size_sweep.toml",
+                                         "dp_vs_ddp.toml",
+                                         "gpt2_techniques.toml",
+                                         "gpt2_small_strategies.toml",
+                                         "gpt2_1p6b_strategies.toml",
+                                         "gpt2_1p6b_one_machine.toml"};
   for (const auto& entry : fs::directory_iterator(kExperiments)) {
     const std::string name = entry.path().filename().string();
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end())

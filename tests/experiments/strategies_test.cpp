@@ -55,6 +55,28 @@ TEST(StrategyExperiments, Gpt2OnePointSixBPlansEveryRunAndIsRefusedWhereItCannot
       << refused.err;
 }
 
+// Seed 001's model on one machine: one rank whose plan holds the fp32 weights and gradients
+// whole (1,557,611,200 * 4 bytes = 5.80 GiB each) and its AdamW state in files; on a tiny
+// GPT-2 the same layout trains its 3 steps.
+TEST(StrategyExperiments, Gpt2OnePointSixBOnOneMachinePlansOneRankAndTrainsOnTiny) {
+  const std::string file = kExperiments + "gpt2_1p6b_one_machine.toml";
+  const Output dry = run_runner("--dry-run " + file);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(plans_in(dry.out), 1u);
+  EXPECT_NE(dry.out.find("zero stage 3 over 1 ranks"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("optimizer state in files"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("0            5.80 GiB     5.80 GiB"), std::string::npos) << dry.out;
+
+  const std::string dir = scratch_dir("one_machine_" + std::to_string(getpid()));
+  const Output tiny =
+      run_runner(file + " -q" + kTinyGpt2 + " --set experiment.results=" + dir + "/r.h5");
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  const auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::completed) << runs[0].error;
+  EXPECT_EQ(runs[0].steps.size(), 3u);
+}
+
 // Every strategy of the sweep follows ddp step for step, each with its plan, and the model
 // state per rank falls from stage to stage.
 TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
