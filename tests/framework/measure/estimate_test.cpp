@@ -86,13 +86,15 @@ TEST(Estimate, ARunPlannedOverItsBudgetIsRefusedNamingTheKey) {
   EXPECT_NO_THROW(check_plan_fits(roomy, fits, 1));
 }
 
+// A run of a 1000-parameter model on the CPU, whose plan the tests below replace.
+const char* const kSmallCpuRun =
+    "[dataset]\nname = \"blobs\"\n[model]\nname = \"sized_probe\"\nparameters = 1000\n"
+    "flops = 5.0\n[optimizer]\nname = \"adamw\"\n[train]\ndevice = \"cpu\"\n";
+
 // CPU ranks share the machine: ranks whose plans together outgrow its memory are refused.
 TEST(Estimate, CpuRanksPlannedOverTheMachinesMemoryAreRefusedWithTheNumbers) {
   auto registry = fixture_registry();
-  const auto run = run_of(
-      "[dataset]\nname = \"blobs\"\n[model]\nname = \"sized_probe\"\nparameters = 1000\n"
-      "flops = 5.0\n[optimizer]\nname = \"adamw\"\n[train]\ndevice = \"cpu\"\n",
-      registry);
+  const auto run = run_of(kSmallCpuRun, registry);
   RunEstimate huge = estimate_run(run, registry, 1);
   const double available = *available_memory_bytes();
   huge.plan.ranks.assign(2, MemoryPlan{});
@@ -113,10 +115,7 @@ TEST(Estimate, CpuRanksPlannedOverTheMachinesMemoryAreRefusedWithTheNumbers) {
 // refused, naming them.
 TEST(Estimate, ThePlanIsCheckedWithWhatAProcessHoldsBeyondIt) {
   auto registry = fixture_registry();
-  const auto run = run_of(
-      "[dataset]\nname = \"blobs\"\n[model]\nname = \"sized_probe\"\nparameters = 1000\n"
-      "flops = 5.0\n[optimizer]\nname = \"adamw\"\n[train]\ndevice = \"cpu\"\n",
-      registry);
+  const auto run = run_of(kSmallCpuRun, registry);
   RunEstimate tight = estimate_run(run, registry, 1);
   const double available = *available_memory_bytes();
   const double base = static_cast<double>(resident_memory_bytes());
