@@ -51,11 +51,15 @@ CpuBlockCache& block_cache() {
 std::atomic<int64_t> resident_ceiling{0};  // 0: none
 
 // The process's resident bytes: the second field of /proc/self/statm, in pages. A read of a
-// few dozen bytes, made only around blocks of 32 MiB and more.
+// few dozen bytes, made only around blocks of 32 MiB and more; opened each time, so a forked
+// process reads its own.
 int64_t resident_bytes() {
-  static const int statm = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  const int statm = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (statm < 0) return 0;
   char text[128] = {};
-  if (statm < 0 || ::pread(statm, text, sizeof(text) - 1, 0) <= 0) return 0;
+  const ssize_t read = ::pread(statm, text, sizeof(text) - 1, 0);
+  ::close(statm);
+  if (read <= 0) return 0;
   long long size = 0, resident = 0;
   if (std::sscanf(text, "%lld %lld", &size, &resident) != 2) return 0;
   return resident * sysconf(_SC_PAGE_SIZE);

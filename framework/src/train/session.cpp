@@ -92,9 +92,10 @@ void set_up_device(Session& s) {
   torch::manual_seed(static_cast<uint64_t>(s.seed));
 }
 
-// On the CPU the process stays within its base and its rank's plan, which the budget check
-// held against the machine's memory; from before the model is built, whose setup copies its
-// weights. A run without a plan keeps blocks unbounded.
+// On the CPU the process stays within its base and its rank's plan with a quarter more
+// (measure::resident_allowance), which the budget check held against the machine's memory;
+// from before the model is built, whose setup copies its weights. A run without a plan keeps
+// blocks unbounded.
 void bound_kept_blocks_by_plan(Session& s) {
   const std::vector<MemoryPlan>& planned = s.measures.estimate.plan.ranks;
   if (!s.device.is_cpu() || planned.empty()) return;
