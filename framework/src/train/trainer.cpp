@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "measure/cpu_memory.hpp"
 #include "train/passes.hpp"
 #include "train/run_checkpoints.hpp"
 #include "train/session.hpp"
