@@ -139,10 +139,13 @@ inline torch::Tensor causal_self_attention(const torch::Tensor& q, const torch::
 #else
   const int64_t steps = q.size(-2);
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) * scale;  // (B, heads, T, T)
+  // Scaling q rather than the scores is one pass over (B, heads, T, head_dim) instead of
+  // (B, heads, T, T), and the same numbers when head_dim is a power of 4 (the scale a power of
+  // 2). The mask goes on in place: matmul's backward needs its inputs, not its output.
+  torch::Tensor scores = torch::matmul(q * scale, k.transpose(-2, -1));  // (B, heads, T, T)
   torch::Tensor future =  // (T, T): true above the diagonal, where a key comes after its query
       torch::ones({steps, steps}, q.options().dtype(torch::kBool)).triu(1);
-  scores = scores.masked_fill(future, -std::numeric_limits<double>::infinity());
+  scores.masked_fill_(future, -std::numeric_limits<double>::infinity());
   torch::Tensor weights = torch::dropout(torch::softmax(scores, -1), dropout_p, training);
   return torch::matmul(weights, v);  // (B, heads, T, head_dim)
 #endif

@@ -3,6 +3,7 @@
 #include <runner/compat.hpp>
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
@@ -43,6 +44,34 @@ TEST(CausalSelfAttention, MatchesAttentionWrittenOutPerQuery) {
     ASSERT_EQ(out.sizes(), x.q.sizes());
     EXPECT_TRUE(torch::allclose(out, expected, 1e-10, 1e-10)) << "training " << training;
   }
+}
+
+TEST(CausalSelfAttention, GradientsMatchAttentionWrittenOutPerQuery) {
+  Qkv x = random_qkv();
+  std::vector<torch::Tensor> leaves{x.q.requires_grad_(), x.k.requires_grad_(),
+                                    x.v.requires_grad_()};
+  torch::Tensor weights = torch::randn_like(x.q);  // a loss that weighs every output
+  auto grads = torch::autograd::grad(
+      {(runner::compat::causal_self_attention(x.q, x.k, x.v, 0.0, true) * weights).sum()}, leaves);
+  auto expected =
+      torch::autograd::grad({(reference_attention(x.q, x.k, x.v) * weights).sum()}, leaves);
+  for (size_t i = 0; i < leaves.size(); ++i)
+    EXPECT_TRUE(torch::allclose(grads[i], expected[i], 1e-10, 1e-10)) << "input " << i;
+}
+
+// With a head size of 64 the scale is 1/8, a power of two: scaling q first changes no bit of
+// the scores against scaling q k^T.
+TEST(CausalSelfAttention, HeadSizeOf64GivesTheScoresScaledAfterTheProduct) {
+#if RUNNER_TORCH_AT_LEAST(2, 0)
+  GTEST_SKIP() << "LibTorch 2.x runs its own fused attention";
+#endif
+  torch::manual_seed(5);
+  torch::Tensor q = torch::randn({1, 2, 9, 64}), k = torch::randn({1, 2, 9, 64}),
+                v = torch::randn({1, 2, 9, 64});
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) * 0.125;
+  scores.masked_fill_(torch::ones({9, 9}, torch::kBool).triu(1), -INFINITY);
+  torch::Tensor expected = torch::matmul(torch::softmax(scores, -1), v);
+  EXPECT_TRUE(torch::equal(runner::compat::causal_self_attention(q, k, v, 0.0, false), expected));
 }
 
 TEST(CausalSelfAttention, FirstPositionReturnsItsOwnValue) {
