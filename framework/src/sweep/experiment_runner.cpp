@@ -60,26 +60,28 @@ void check_batch_divides(const config::RunConfig& run, int world_size) {
                     "train.batch_size is the global batch: make it a multiple of the ranks");
 }
 
-// The run's plan against its budget, and checkpointing against a model without layers. A run
-// whose plan cannot be made (its data is missing, its model refuses its keys) fails on its
-// own when it starts, and the sweep goes on.
-void check_plan(const SweepContext& c, const config::RunConfig& run, int world_size,
-                int local_ranks, DatasetCache& datasets) {
-  std::optional<measure::RunEstimate> estimate;
+// The run's plan; none when it cannot be made (its data is missing, its model refuses its keys):
+// such a run fails on its own when it starts, and the sweep goes on.
+std::optional<measure::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
+                                                int world_size, DatasetCache& datasets) {
   try {
-    estimate = measure::estimate_run(run, c.registry, world_size, datasets.get(run));
+    return measure::estimate_run(run, c.registry, world_size, datasets.get(run));
   } catch (const std::exception&) {
-    return;
+    return std::nullopt;
   }
-  if (run.train.get_string("activation_checkpointing") == "layers" &&
-      estimate->model.layers.empty())
+}
+
+// The run's plan against its budget, and checkpointing against a model without layers.
+void check_plan(const config::RunConfig& run, const measure::RunEstimate& estimate,
+                int local_ranks) {
+  if (run.train.get_string("activation_checkpointing") == "layers" && estimate.model.layers.empty())
     throw ConfigError(
         fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
                     "lists no layers{}",
                     run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
         "set train.activation_checkpointing = \"none\", or use a model that "
         "lists its layers (gpt2, vgg, conv_stack)");
-  measure::check_plan_fits(run, *estimate, local_ranks);
+  measure::check_plan_fits(run, estimate, local_ranks);
 }
 
 // Every run's ranks are planned and checked before the first one starts.
@@ -90,8 +92,11 @@ std::vector<ranks::RankPlan> plan_and_check_runs(const SweepContext& c) {
     const ranks::RankPlan plan = ranks::plan_ranks(run, c.launch.environment);
     check_local_world(plan);
     check_batch_divides(run, plan.world_size);
-    train::check_techniques(run, plan.world_size);
-    check_plan(c, run, plan.world_size, plan.local_world_size, datasets);
+    const auto estimate = estimate_of(c, run, plan.world_size, datasets);
+    // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
+    // group's ranks, share one.
+    train::check_techniques(run, estimate ? estimate->plan.data_parallel_degree : plan.world_size);
+    if (estimate) check_plan(run, *estimate, plan.local_world_size);
     plans.push_back(plan);
   }
   return plans;

@@ -6,8 +6,9 @@
 
 namespace runner::train {
 
-// Throws ConfigError naming the key to change: micro-batches that do not divide a rank's
-// share of the batch (the message shows the arithmetic), fp16 on a CPU run.
-void check_techniques(const config::RunConfig& run, int world_size);
+// Throws ConfigError naming the key to change: micro-batches that do not divide the share of
+// the batch of each of the `replicas` data-parallel replicas (the message shows the
+// arithmetic; a pipeline's stages or a tensor group's ranks share one), fp16 on a CPU run.
+void check_techniques(const config::RunConfig& run, int replicas);
 
 }  // namespace runner::train

@@ -194,6 +194,33 @@ TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
   EXPECT_EQ(out.out.find("ranks on this machine"), std::string::npos) << out.out;
 }
 
+// A tiny GPT-2 on 2 ranks, a batch of 4 in 4 micro-batches.
+std::string tiny_gpt2_in_four(const std::string& dir, const std::string& strategy) {
+  const std::string path = dir + "/exp.toml";
+  write_file(path, "[experiment]\nname = \"micro\"\nseed = 1\nresults = \"" + dir +
+                       "/r.h5\"\n[dataset]\nname = \"random_tokens\"\nsize = 16\ntest_size = 2\n"
+                       "seq_len = 8\nvocab_size = 32\n[model]\nname = \"gpt2\"\n"
+                       "[optimizer]\nname = \"adamw\"\n[train]\nepochs = 1\nbatch_size = 4\n"
+                       "micro_batches = 4\ntest_batch_size = 1\nthreads = 1\n"
+                       "max_steps_per_epoch = 2\n[strategy]\n" +
+                       strategy);
+  return path;
+}
+
+TEST(Distributed, MicroBatchesDivideADataParallelReplicasShare) {
+  const std::string dir = scratch_dir("micro_batches_of_a_replica");
+  // A 2-stage pipeline is one replica of all 4 samples: 4 micro-batches of 1.
+  Output pipeline = run_runner(
+      tiny_gpt2_in_four(dir, "name = \"pipeline\"\nstages = 2\nworld_size = 2\n") + " --quiet");
+  EXPECT_EQ(pipeline.exit_code, 0) << pipeline.err;
+  // ddp's 2 replicas have 2 samples each.
+  Output ddp = run_runner(tiny_gpt2_in_four(dir, "name = \"ddp\"\nworld_size = 2\n"));
+  EXPECT_EQ(ddp.exit_code, 2);
+  EXPECT_NE(ddp.err.find("train.micro_batches = 4 does not divide a replica's 2 samples"),
+            std::string::npos)
+      << ddp.err;
+}
+
 TEST(Distributed, ARankThatNeverComesFailsTheRendezvousNamingIt) {
   const std::string dir = scratch_dir("missing_rank");
   blobs_ddp(dir, "timeout_s = 3\n");
