@@ -11,6 +11,7 @@
 #include "cli/check_op_command.hpp"
 #include "cli/describe_command.hpp"
 #include "cli/export_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/plugins_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
@@ -70,6 +71,41 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
   return sub;
 }
 
+CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
+  auto* sub = app.add_subcommand(
+      "plan", "search every layout of a run on N devices: memory per rank, predicted step time");
+  sub->add_option("experiment", plan.experiment_file, "TOML experiment file of one run")
+      ->required();
+  sub->add_option("--devices", plan.devices, "devices (ranks) to lay the run out on")
+      ->required()
+      ->check(whole_number_in(1, 4096));
+  sub->add_option("--device", plan.device, "cpu or cuda (default: the experiment's train.device)");
+  sub->add_option("--device-memory", plan.device_memory,
+                  "GiB per device (default: the GPU's, or this machine's available memory "
+                  "shared by the ranks)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--tflops", plan.tflops,
+                  "a device's GEMM rate instead of measuring it: PRECISION=TFLOPS (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--bandwidth", plan.bandwidth, "GB/s between ranks (default: measured, CPU)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--memory-bandwidth", plan.memory_bandwidth,
+                  "GB/s of a device's memory (default: measured)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--top", plan.top, "layouts to show (default 10)")
+      ->check(whole_number_in(1, 100000));
+  sub->add_option("--trials", plan.trials,
+                  "run the best K predicted layouts a few steps each, recorded in the results "
+                  "file, and print predicted beside measured")
+      ->check(whole_number_in(1, 1000));
+  sub->add_option("--trial-steps", plan.trial_steps, "steps of each trial (default 4)")
+      ->check(whole_number_in(2, 100000));
+  sub->add_option("--write", plan.write,
+                  "write the best layout (measured with --trials, else predicted) as an "
+                  "experiment file");
+  return sub;
+}
+
 int dispatch(int argc, char** argv) {
   using namespace runner::cli;
   CLI::App app{"runner " RUNNER_VERSION ": train networks from TOML experiments and plugins"};
@@ -124,7 +160,9 @@ int dispatch(int argc, char** argv) {
                              "file, named by the run)");
   CheckOpOptions check;
   auto* check_op = add_check_op(app, check);
-  for (auto* sub : {plugins, describe, report, export_weights, check_op}) sub->fallthrough();
+  PlanOptions plan_options;
+  auto* plan = add_plan(app, plan_options);
+  for (auto* sub : {plugins, describe, report, export_weights, check_op, plan}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -143,6 +181,11 @@ int dispatch(int argc, char** argv) {
   if (check_op->parsed()) {
     check.plugin_path = run.plugin_path;
     return check_op_command(check);
+  }
+  if (plan->parsed()) {
+    plan_options.overrides = run.overrides;
+    plan_options.plugin_path = run.plugin_path;
+    return plan_command(plan_options);
   }
   if (resume->count() > 0) run.resume = resume_path;
   // Quoted as a TOML string, so a folder named 2024 or true stays text.

@@ -93,14 +93,8 @@ RunConfig run_at(const RawConfig& raw, const std::vector<size_t>& point, size_t 
   return run;
 }
 
-}  // namespace
-
-Experiment parse_experiment(const std::string& text, const std::string& name,
-                            const std::vector<std::string>& overrides,
-                            const SchemaSource& schemas) {
-  RawConfig raw = read_document(parse_toml(text, name), name);
-  apply_overrides(raw, overrides);
-
+Experiment experiment_of(const RawConfig& raw, const std::string& name,
+                         const SchemaSource& schemas) {
   Experiment experiment;
   experiment.file = name;
   for (const auto& axis : raw.sweep.axes) experiment.swept_keys.push_back(axis.key);
@@ -115,6 +109,41 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
   }
   check_distinct_runs(experiment.runs, raw.sweep);
   return experiment;
+}
+
+// The [strategy] keys `strategy` declares; the others go.
+void keep_declared_strategy_keys(RawConfig& raw, const std::string& strategy,
+                                 const SchemaSource& schemas) {
+  auto section = raw.sections.find("strategy");
+  const Schema* schema = schemas.schema(Kind::strategy, strategy);
+  if (section == raw.sections.end() || schema == nullptr) return;
+  auto& values = section->second.values;
+  for (auto it = values.begin(); it != values.end();)
+    it = it->first == "name" || schema->find(it->first) ? std::next(it) : values.erase(it);
+}
+
+}  // namespace
+
+Experiment parse_experiment(const std::string& text, const std::string& name,
+                            const std::vector<std::string>& overrides,
+                            const SchemaSource& schemas) {
+  RawConfig raw = read_document(parse_toml(text, name), name);
+  apply_overrides(raw, overrides);
+  return experiment_of(raw, name, schemas);
+}
+
+Experiment parse_with_strategy(const std::string& text, const std::string& name,
+                               const std::vector<std::string>& overrides,
+                               const std::string& strategy,
+                               const std::vector<std::string>& strategy_overrides,
+                               const SchemaSource& schemas) {
+  RawConfig raw = read_document(parse_toml(text, name), name);
+  apply_overrides(raw, overrides);
+  keep_declared_strategy_keys(raw, strategy, schemas);
+  std::vector<std::string> layout{"strategy.name=\"" + strategy + "\""};
+  layout.insert(layout.end(), strategy_overrides.begin(), strategy_overrides.end());
+  apply_overrides(raw, layout);
+  return experiment_of(raw, name, schemas);
 }
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides,

@@ -69,4 +69,14 @@ Experiment parse_experiment(const std::string& text, const std::string& name,
                             const std::vector<std::string>& overrides,
                             const SchemaSource& schemas);
 
+// The same with its [strategy] replaced, as a layout search tries one: `strategy` with
+// `strategy_overrides` ("strategy.stage=2"), applied after `overrides`. Of the file's
+// [strategy] keys only those `strategy` declares stay (backend, timeout_s): another
+// strategy's keys would be unknown to it.
+Experiment parse_with_strategy(const std::string& text, const std::string& name,
+                               const std::vector<std::string>& overrides,
+                               const std::string& strategy,
+                               const std::vector<std::string>& strategy_overrides,
+                               const SchemaSource& schemas);
+
 }  // namespace runner::config

@@ -55,20 +55,25 @@ int optimizer_states_per_parameter(const Options& optimizer) {
   return optimizer.get_double("momentum") > 0 ? 1 : 0;
 }
 
-RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Registry& registry,
-                         int world_size, Dataset& dataset) {
+ModelSizing size_model(const config::RunConfig& run, const plugin_host::Registry& registry,
+                       Dataset& dataset) {
   plugin_host::RegistryOpLibrary ops(registry, run.ops);
   const Techniques techniques = config::techniques_of(run.train);
   const ModelContext context{dataset.info(), &ops, techniques.precision};
+  if (auto own = registry.estimate_model(run.model, context)) return {*own, true};
+  KeepRandomState keep;
+  auto model = registry.make_model(run.model, context);
+  return {measure_model(*model, measuring_batch(dataset), techniques.precision), false};
+}
+
+RunEstimate plan_model(const config::RunConfig& run, const plugin_host::Registry& registry,
+                       int world_size, const ModelSizing& sizing, const DatasetInfo& data) {
+  plugin_host::RegistryOpLibrary ops(registry, run.ops);
+  const Techniques techniques = config::techniques_of(run.train);
+  const ModelContext context{data, &ops, techniques.precision};
   RunEstimate estimate;
-  if (auto own = registry.estimate_model(run.model, context)) {
-    estimate.model = *own;
-    estimate.from_options = true;
-  } else {
-    KeepRandomState keep;
-    auto model = registry.make_model(run.model, context);
-    estimate.model = measure_model(*model, measuring_batch(dataset), techniques.precision);
-  }
+  estimate.model = sizing.model;
+  estimate.from_options = sizing.from_options;
   estimate.optimizer = run.optimizer.get_string("name");
   PlanInput input{estimate.model,
                   techniques,
@@ -84,6 +89,11 @@ RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Regist
     estimate.plan = replica_per_rank(input);
   }
   return estimate;
+}
+
+RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Registry& registry,
+                         int world_size, Dataset& dataset) {
+  return plan_model(run, registry, world_size, size_model(run, registry, dataset), dataset.info());
 }
 
 RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Registry& registry,

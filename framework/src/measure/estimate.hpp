@@ -36,6 +36,20 @@ RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Regist
 RunEstimate estimate_run(const config::RunConfig& run, const plugin_host::Registry& registry,
                          int world_size, Dataset& dataset);
 
+// A model's estimate: its estimator's, or measured on the model built for `run` (its random
+// state kept), which is what `from_options` says.
+struct ModelSizing {
+  ModelEstimate model;
+  bool from_options = false;
+};
+ModelSizing size_model(const config::RunConfig& run, const plugin_host::Registry& registry,
+                       Dataset& dataset);
+
+// The strategy's plan of `sizing` for `run` on `world_size` ranks: the second half of
+// estimate_run, for a caller that sizes a model once and plans it many ways.
+RunEstimate plan_model(const config::RunConfig& run, const plugin_host::Registry& registry,
+                       int world_size, const ModelSizing& sizing, const DatasetInfo& data);
+
 // fp32 tensors the optimizer keeps per parameter: 2 for adam/adamw, 1 for sgd with momentum.
 int optimizer_states_per_parameter(const Options& optimizer);
 

@@ -1,0 +1,28 @@
+// `runner plan EXPERIMENT.toml --devices N`: which layout to train the experiment's run with.
+// Returns the process exit code; errors are thrown as runner::Error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace runner::cli {
+
+struct PlanOptions {
+  std::string experiment_file;
+  std::vector<std::string> overrides;    // --set
+  std::vector<std::string> plugin_path;  // --plugin-path
+  int devices = 1;
+  std::string device;               // cpu or cuda; empty: the experiment's train.device
+  double device_memory = 0;         // GiB per device; 0: the device's own
+  std::vector<std::string> tflops;  // "bf16=989": a GEMM rate given instead of measured
+  double bandwidth = 0;             // GB/s between ranks; 0: measured (CPU)
+  double memory_bandwidth = 0;      // GB/s of elementwise traffic; 0: measured
+  size_t top = 10;                  // rows of the table
+  size_t trials = 0;                // the best predicted layouts to run and measure
+  int64_t trial_steps = 4;          // steps of each trial
+  std::string write;                // where to write the best layout as an experiment file
+};
+
+int plan_command(const PlanOptions& options);
+
+}  // namespace runner::cli

@@ -1,0 +1,55 @@
+// The search's text: rates, refusals, the ranked table.
+#include "layout/search_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace runner::layout {
+namespace {
+
+// GiB, or MiB below one: a small model's plan reads 181.3 MiB rather than 0.18 GiB.
+std::string memory_text(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024;
+  return bytes < 1024 * kMiB ? fmt::format("{:.1f} MiB", bytes / kMiB) : measure::gibibytes(bytes);
+}
+
+}  // namespace
+
+std::string rates_text(const Rates& rates) {
+  std::string text;
+  for (const auto& [precision, points] : rates.gemm) {
+    const auto best =
+        std::max_element(points.begin(), points.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    text += fmt::format("GEMM {} {:.1f} GFLOP/s, ", precision_name(precision), best->second / 1e9);
+  }
+  return text + fmt::format("copy {:.1f} GB/s, link {:.2f} GB/s, disk {:.2f} GB/s ({})",
+                            rates.memory_bytes_per_s / 1e9, rates.link_bytes_per_s / 1e9,
+                            rates.disk_bytes_per_s / 1e9, rates.source);
+}
+
+std::string search_text(const Search& search, size_t top) {
+  size_t refused = 0;
+  for (const auto& r : search.refused) refused += r.second;
+  std::string text = fmt::format(
+      "{} layouts: {} refused by the checks, {} over memory, {} offloading what fits without, "
+      "{} fit\n",
+      search.layouts, refused, search.over_memory.size(), search.needless_offloads,
+      search.fitting.size());
+  for (const auto& [reason, count] : search.refused)
+    text += fmt::format("  refused {:>4}: {}\n", count, reason);
+  if (search.fitting.empty()) return text;
+  text += fmt::format("\n{:>3}  {:<52} {:>12} {:>10} {:>10}  {}\n", "#", "layout", "memory/rank",
+                      "step", "samples/s", "loses to #1 by");
+  const StepCost& best = search.fitting.front().cost;
+  for (size_t i = 0; i < std::min(top, search.fitting.size()); ++i) {
+    const Candidate& c = search.fitting[i];
+    text += fmt::format("{:>3}  {:<52} {:>12} {:>8.3g} s {:>10.3g}  {}\n", i + 1, c.layout.label(),
+                        memory_text(c.estimate.peak_bytes()), c.cost.total(), c.samples_per_s,
+                        i ? why_slower(c.cost, best) : "");
+  }
+  return text;
+}
+
+}  // namespace runner::layout

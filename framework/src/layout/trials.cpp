@@ -1,0 +1,117 @@
+// The trial experiment of a plan, and what its runs measured.
+#include "layout/trials.hpp"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <runner/errors.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace runner::layout {
+namespace {
+
+// The run's resolved [strategy] as a table, through its TOML text.
+toml::table strategy_table(const config::ComponentConfig& strategy) {
+  std::string text = "name = \"" + strategy.name + "\"\n";
+  for (const auto& [key, value] : strategy.options.values())
+    text += key + " = " + value_to_string(value) + "\n";
+  return toml::parse(text);
+}
+
+template <typename Each>
+toml::array list_of(const std::vector<Candidate>& candidates, const Each& each) {
+  toml::array list;
+  for (const auto& c : candidates) list.push_back(each(c.layout));
+  return list;
+}
+
+}  // namespace
+
+std::string trials_toml(const std::vector<Candidate>& candidates, int64_t steps) {
+  RUNNER_CHECK(!candidates.empty(), "no layout to try");
+  toml::table document = toml::parse(candidates.front().run.resolved_toml);
+  document.erase("strategy");
+  toml::table& train = *document["train"].as_table();
+  for (const char* swept : {"micro_batches", "precision", "activation_checkpointing"})
+    train.erase(swept);
+  train.insert_or_assign("epochs", 1);
+  train.insert_or_assign("max_steps_per_epoch", steps);
+  train.insert_or_assign("log_every", 1);
+  toml::array strategies;
+  for (const auto& c : candidates) strategies.push_back(strategy_table(c.run.strategy));
+  toml::table sweep;
+  sweep.insert("mode", "zip");
+  sweep.insert("strategy", strategies);
+  sweep.insert("train.micro_batches",
+               list_of(candidates, [](const Layout& l) { return l.micro_batches; }));
+  sweep.insert("train.precision", list_of(candidates, [](const Layout& l) {
+                 return std::string(precision_name(l.precision));
+               }));
+  sweep.insert("train.activation_checkpointing", list_of(candidates, [](const Layout& l) {
+                 return std::string(l.checkpoint_layers ? "layers" : "none");
+               }));
+  document.insert_or_assign("sweep", sweep);
+  std::ostringstream text;
+  text << "# runner plan's trials: the best predicted layouts, " << steps << " steps each\n"
+       << document << "\n";
+  return text.str();
+}
+
+std::optional<double> measured_step_s(const results::RunRecord& run) {
+  if (run.status != results::Status::completed || run.steps.empty()) return std::nullopt;
+  std::vector<double> steps;
+  for (size_t i = run.steps.size() > 1 ? 1 : 0; i < run.steps.size(); ++i)
+    steps.push_back(run.steps[i].duration_s);
+  std::sort(steps.begin(), steps.end());
+  const size_t n = steps.size();
+  return n % 2 ? steps[n / 2] : (steps[n / 2 - 1] + steps[n / 2]) / 2;
+}
+
+namespace {
+
+// 1-based ranks, ties at their mean.
+std::vector<double> ranks_of(const std::vector<double>& values) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return values[x] < values[y]; });
+  std::vector<double> ranks(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) ranks[order[k]] = (static_cast<double>(i + j) + 2) / 2;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+}  // namespace
+
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  RUNNER_CHECK(a.size() == b.size(), "series of different lengths");
+  const size_t n = a.size();
+  if (n < 2) return std::nan("");
+  const std::vector<double> x = ranks_of(a), y = ranks_of(b);
+  const double mean = (static_cast<double>(n) + 1) / 2;  // of ranks 1..n, ties included
+  double xy = 0, xx = 0, yy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    xy += (x[i] - mean) * (y[i] - mean);
+    xx += (x[i] - mean) * (x[i] - mean);
+    yy += (y[i] - mean) * (y[i] - mean);
+  }
+  return xx > 0 && yy > 0 ? xy / std::sqrt(xx * yy) : std::nan("");
+}
+
+std::string layout_file(const Candidate& best, const std::string& experiment_file,
+                        std::optional<double> measured_step) {
+  const std::string measured =
+      measured_step ? fmt::format("measured {:.3g} s", *measured_step) : "not measured";
+  return fmt::format(
+      "# The layout `runner plan` found fastest for {}: {}\n"
+      "# {:.3g} s a step predicted, {}; the whole resolved config follows.\n{}",
+      experiment_file, best.layout.label(), best.cost.total(), measured, best.run.resolved_toml);
+}
+
+}  // namespace runner::layout

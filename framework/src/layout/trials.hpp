@@ -1,0 +1,33 @@
+// The trials of `runner plan --trials K`: the best predicted layouts as one experiment file of a
+// zipped sweep, each run a few steps, and their measured step times read back from the results.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout/search.hpp"
+#include "results/results.hpp"
+
+namespace runner::layout {
+
+// The first candidate's resolved TOML with its [strategy] and techniques swept: a [sweep] in
+// zip mode whose points are the candidates' strategy tables and their micro-batches, precision
+// and checkpointing; every run `steps` steps of one epoch, each step logged.
+std::string trials_toml(const std::vector<Candidate>& candidates, int64_t steps);
+
+// The median step of a finished run after its first (the first alone when it ran one); none
+// when the run did not complete or logged no step.
+std::optional<double> measured_step_s(const results::RunRecord& run);
+
+// Spearman's rank correlation of two equally long series (ties take their mean rank): 1 when
+// one orders the items as the other does, -1 when reversed. NaN for fewer than 2 items or a
+// series of one value.
+double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
+
+// A best layout as a runnable file: a comment naming it and its step, predicted and measured
+// (none: not tried), then its whole resolved config.
+std::string layout_file(const Candidate& best, const std::string& experiment_file,
+                        std::optional<double> measured_step);
+
+}  // namespace runner::layout

@@ -1,0 +1,129 @@
+// `runner plan` as a user runs it: the ranked table, trials recorded in the results file, the
+// best layout written as a file that runs, and bad input refused with the fix.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include "results/read_runs.hpp"
+#include "run_binary.hpp"
+
+namespace runner::testing {
+namespace {
+
+std::string tiny_gpt2(const std::string& results, const std::string& extra = "") {
+  return "[experiment]\nname = \"plan_cli\"\nseed = 1\nresults = \"" + results + "\"\n" +
+         "[dataset]\nname = \"random_tokens\"\nsize = 256\ntest_size = 2\nseq_len = 16\n"
+         "vocab_size = 64\n"
+         "[model]\nname = \"gpt2\"\npreset = \"tiny\"\n"
+         "[optimizer]\nname = \"adamw\"\nlr = 1e-3\n"
+         "[train]\nepochs = 1\nbatch_size = 4\ntest_batch_size = 1\nthreads = 1\n" +
+         extra;
+}
+
+// Every rate given but the disk's, which is quick: for the tests of what happens after.
+const std::string kGivenRates =
+    " --tflops fp32=0.1 --tflops bf16=0.2 --bandwidth 1 --memory-bandwidth 10";
+
+struct PlanFiles {
+  std::string dir, experiment, results, best;
+};
+
+PlanFiles plan_files(const std::string& name, const std::string& extra = "") {
+  PlanFiles f;
+  f.dir = scratch_dir(name);
+  f.experiment = f.dir + "/plan.toml";
+  f.results = f.dir + "/results.h5";
+  f.best = f.dir + "/best.toml";
+  write_file(f.experiment, tiny_gpt2(f.results, extra));
+  return f;
+}
+
+TEST(Plan, PrintsTheRankedLayoutsAndWritesABestThatRuns) {
+  const PlanFiles f = plan_files("plan_one_device");
+  const Output plan = run_runner("plan " + f.experiment + " --devices 1 --write " + f.best);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("rates: GEMM fp32"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("48 layouts"), std::string::npos) << plan.out;  // see layouts_test
+  EXPECT_NE(plan.out.find("loses to #1 by"), std::string::npos) << plan.out;
+  const std::string best = read_file(f.best);
+  EXPECT_NE(best.find("not measured"), std::string::npos) << best;
+  const Output run = run_runner(f.best + " --quiet");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(results::read_runs(f.results).size(), 1u);
+}
+
+TEST(Plan, TrialsRunTheBestPredictedAndRecordThem) {
+  const PlanFiles f = plan_files("plan_trials");
+  const Output plan = run_runner("plan " + f.experiment +
+                                 " --devices 2 --trials 2 --trial-steps 2 --write " + f.best);
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("best measured: "), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("predicted   measured"), std::string::npos) << plan.out;
+  const auto runs = results::read_runs(f.results);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.status, results::Status::completed) << run.error;
+    EXPECT_EQ(run.steps.size(), 2u);
+  }
+  EXPECT_NE(read_file(f.best).find("measured "), std::string::npos);
+  EXPECT_EQ(run_runner("--dry-run " + f.best).exit_code, 0);
+}
+
+TEST(Plan, AFileWithASweepIsRefused) {
+  const PlanFiles f = plan_files("plan_sweep", "[sweep]\n\"optimizer.lr\" = [1e-3, 2e-3]\n");
+  const Output plan = run_runner("plan " + f.experiment + " --devices 1");
+  EXPECT_EQ(plan.exit_code, 2);
+  EXPECT_NE(plan.err.find("makes 2 runs; a plan lays out one run"), std::string::npos) << plan.err;
+}
+
+TEST(Plan, NothingFittingNamesTheSmallestPlan) {
+  const PlanFiles f = plan_files("plan_nothing_fits");
+  const Output plan =
+      run_runner("plan " + f.experiment + " --devices 2 --device-memory 0.0001" + kGivenRates);
+  EXPECT_EQ(plan.exit_code, 2);
+  EXPECT_NE(plan.err.find("no layout fits 2 CPU devices: the smallest plan, "), std::string::npos)
+      << plan.err;
+  EXPECT_NE(plan.err.find("over the 0.00 GiB each has"), std::string::npos) << plan.err;
+  EXPECT_NE(plan.err.find("hint: "), std::string::npos) << plan.err;
+}
+
+TEST(Plan, TrialsOnMoreRanksThanCoresAreRefused) {
+  const PlanFiles f = plan_files("plan_too_many");
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const std::string devices = std::to_string(2 * cores);
+  const Output plan = run_runner("plan " + f.experiment + " --devices " + devices +
+                                 " --trials 1 --set train.batch_size=" + devices);
+  EXPECT_EQ(plan.exit_code, 2) << plan.out;
+  EXPECT_NE(plan.err.find("--trials 1: the layouts take " + devices + " CPU ranks"),
+            std::string::npos)
+      << plan.err;
+}
+
+TEST(Plan, RatesGivenBadlyOrMissingForAGpuAreRefused) {
+  const PlanFiles f = plan_files("plan_rates");
+  const Output bad = run_runner("plan " + f.experiment + " --devices 1 --tflops bf16");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--tflops 'bf16': use PRECISION=TFLOPS"), std::string::npos) << bad.err;
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a GPU to measure";
+  const Output cuda = run_runner("plan " + f.experiment +
+                                 " --devices 8 --device cuda --device-memory 80 --set "
+                                 "train.batch_size=8");
+  EXPECT_EQ(cuda.exit_code, 2);
+  EXPECT_NE(cuda.err.find("no GPU to measure"), std::string::npos) << cuda.err;
+  EXPECT_NE(cuda.err.find("--tflops bf16=T"), std::string::npos) << cuda.err;
+}
+
+TEST(Plan, AGpuPlanOnPaperTakesGivenRates) {
+  const PlanFiles f = plan_files("plan_paper");
+  const Output plan = run_runner(
+      "plan " + f.experiment +
+      " --devices 8 --device cuda --device-memory 80 --tflops fp32=67 --tflops bf16=989 "
+      "--tflops fp16=989 --memory-bandwidth 3350 --bandwidth 450 --set train.batch_size=8");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("8 CUDA devices, 80.00 GiB each"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("GEMM bf16 989000.0 GFLOP/s"), std::string::npos) << plan.out;
+}
+
+}  // namespace
+}  // namespace runner::testing

@@ -1,0 +1,112 @@
+// The trials' experiment file, the measured step of a trial, and the written best layout.
+#include "layout/trials.hpp"
+
+#include <gtest/gtest.h>
+
+#include <runner_testing/run_fixtures.hpp>
+
+#include <cmath>
+
+namespace runner::layout {
+namespace {
+
+using testing::fixture_registry;
+
+const std::string kTinyGpt2 =
+    "[experiment]\nname = \"trials\"\nseed = 1\n"
+    "[dataset]\nname = \"random_tokens\"\nsize = 64\ntest_size = 4\nseq_len = 16\n"
+    "vocab_size = 64\n"
+    "[model]\nname = \"gpt2\"\npreset = \"tiny\"\n"
+    "[optimizer]\nname = \"adamw\"\nlr = 1e-3\n"
+    "[train]\nepochs = 3\nthreads = 1\ntest_batch_size = 1\nbatch_size = 4\n"
+    "[strategy]\nname = \"ddp\"\nbackend = \"gloo\"\ntimeout_s = 77\n";
+
+std::vector<Candidate> three_candidates(const plugin_host::Registry& registry) {
+  Rates rates;
+  rates.gemm[Precision::fp32] = {{1.0, 1e10}};
+  rates.gemm[Precision::bf16] = {{1.0, 2e10}};
+  rates.memory_bytes_per_s = rates.link_bytes_per_s = 1e10;
+  rates.disk_bytes_per_s = rates.host_bytes_per_s = 1e9;
+  const Search search =
+      search_layouts({kTinyGpt2, "trials.toml", {}, {2, false}, 1e12}, registry, rates);
+  std::vector<Candidate> picked;
+  for (const auto& c : search.fitting) {
+    const bool zero3 = c.layout.strategy == "zero" && c.layout.zero_stage == 3 &&
+                       c.layout.offload == "nvme" && c.layout.micro_batches == 2 &&
+                       c.layout.checkpoint_layers;
+    const bool pipeline = c.layout.strategy == "pipeline" && c.layout.schedule == "gpipe" &&
+                          c.layout.micro_batches == 4 && c.layout.precision == Precision::bf16;
+    const bool tensor = c.layout.strategy == "tensor" && c.layout.micro_batches == 1 &&
+                        c.layout.precision == Precision::fp32 && !c.layout.checkpoint_layers;
+    if (zero3 || pipeline || tensor) picked.push_back(c);
+  }
+  return picked;
+}
+
+TEST(Trials, TheTrialsFileIsOneRunPerLayoutOfAFewSteps) {
+  auto registry = fixture_registry();
+  const auto candidates = three_candidates(registry);
+  ASSERT_GE(candidates.size(), 3u);
+  const auto runs =
+      config::parse_experiment(trials_toml(candidates, 3), "t.toml", {}, registry).runs;
+  ASSERT_EQ(runs.size(), candidates.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Layout& l = candidates[i].layout;
+    EXPECT_EQ(runs[i].strategy.name, l.strategy) << l.label();
+    EXPECT_EQ(runs[i].train.get_int("micro_batches"), l.micro_batches) << l.label();
+    EXPECT_EQ(runs[i].train.get_string("precision"), precision_name(l.precision));
+    EXPECT_EQ(runs[i].train.get_string("activation_checkpointing"),
+              l.checkpoint_layers ? "layers" : "none");
+    EXPECT_EQ(runs[i].train.get_int("epochs"), 1);
+    EXPECT_EQ(runs[i].train.get_int("max_steps_per_epoch"), 3);
+    EXPECT_EQ(runs[i].train.get_int("log_every"), 1);
+    // The file's backend and timeout stay with every strategy that has them.
+    EXPECT_EQ(runs[i].strategy.options.get_int("timeout_s"), 77);
+  }
+  EXPECT_EQ(runs[0].experiment.get_string("name"), "trials");
+}
+
+TEST(Trials, ABestLayoutsFileResolvesToItsRun) {
+  auto registry = fixture_registry();
+  const auto candidates = three_candidates(registry);
+  ASSERT_FALSE(candidates.empty());
+  const std::string text = layout_file(candidates.front(), "trials.toml", 0.25);
+  EXPECT_NE(text.find(candidates.front().layout.label()), std::string::npos);
+  EXPECT_NE(text.find("measured 0.25 s"), std::string::npos);
+  const auto runs = config::parse_experiment(text, "best.toml", {}, registry).runs;
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, candidates.front().run.id);
+  EXPECT_NE(layout_file(candidates.front(), "trials.toml", std::nullopt).find("not measured"),
+            std::string::npos);
+}
+
+results::RunRecord run_with_steps(std::vector<double> durations, results::Status status) {
+  results::RunRecord run;
+  run.status = status;
+  for (size_t i = 0; i < durations.size(); ++i)
+    run.steps.push_back({static_cast<int64_t>(i + 1), 1.0, 1e-3, durations[i]});
+  return run;
+}
+
+TEST(Trials, TheMeasuredStepIsTheMedianAfterTheFirst) {
+  using results::Status;
+  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({9, 3, 1, 2}, Status::completed)), 2.0);
+  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({9, 4, 2}, Status::completed)), 3.0);
+  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({5}, Status::completed)), 5.0);
+  EXPECT_FALSE(measured_step_s(run_with_steps({1, 2}, Status::failed)));
+  EXPECT_FALSE(measured_step_s(run_with_steps({}, Status::completed)));
+}
+
+TEST(Trials, RankCorrelationIsSpearmans) {
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3}, {10, 20, 30}), 1.0);
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3}, {3, 2, 1}), -1.0);
+  // Without ties: 1 - 6 sum(d^2) / (n (n^2 - 1)) = 1 - 6 * 4 / (5 * 24).
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4, 5}, {2, 1, 4, 3, 5}), 0.8);
+  // Ties at their mean rank: ranks (1, 2.5, 2.5) against (1, 2, 3): 1.5 / sqrt(1.5 * 2).
+  EXPECT_NEAR(rank_correlation({1, 7, 7}, {1, 2, 3}), 1.5 / std::sqrt(3.0), 1e-12);
+  EXPECT_TRUE(std::isnan(rank_correlation({1}, {2})));
+  EXPECT_TRUE(std::isnan(rank_correlation({4, 4}, {1, 2})));
+}
+
+}  // namespace
+}  // namespace runner::layout
