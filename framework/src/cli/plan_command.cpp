@@ -172,11 +172,11 @@ Measured run_trials(const PlanOptions& options, const layout::Search& search,
   const auto records = trial_records(trials);
   Measured fastest;
   std::vector<double> predicted, measured;
-  std::cout << fmt::format("\n{:>3}  {:<52} {:>10} {:>10}\n", "#", "layout", "predicted",
+  std::cout << fmt::format("\n{:>3}  {:<62} {:>10} {:>10}\n", "#", "layout", "predicted",
                            "measured");
   for (size_t i = 0; i < best.size(); ++i) {
     const auto step = records[i] ? layout::measured_step_s(*records[i]) : std::nullopt;
-    std::cout << fmt::format("{:>3}  {:<52} {:>8.3g} s {:>10}\n", i + 1, best[i].layout.label(),
+    std::cout << fmt::format("{:>3}  {:<62} {:>8.3g} s {:>10}\n", i + 1, best[i].layout.label(),
                              best[i].cost.total(),
                              step ? fmt::format("{:.3g} s", *step) : "failed");
     if (step && (!fastest.candidate || *step < *fastest.step_s))
@@ -201,6 +201,9 @@ int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& r
   request.overrides = options.overrides;
   const config::RunConfig run = the_run(request, registry);
   request.devices = {options.devices, on_cuda(options, run)};
+  // The layouts run where the plan is for: fp16 is refused on the CPU, and trials on a GPU.
+  request.overrides.push_back(std::string("train.device=\"") +
+                              (request.devices.cuda ? "cuda" : "cpu") + "\"");
   if (options.trials > 0) check_trials_fit_here(options, request.devices);
   request.memory_per_device = memory_per_device(options, request.devices);
   const layout::Rates rates = layout::calibrate(calibration(options, run, request.devices));

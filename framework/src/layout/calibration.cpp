@@ -224,7 +224,7 @@ Rates calibrate(const Calibration& c) {
   rates.source = measure_here ? fmt::format("measured on this machine's {} with {} thread{}",
                                             c.devices.cuda ? "GPU" : "CPU", c.threads_per_rank,
                                             c.threads_per_rank == 1 ? "" : "s")
-                              : "given";
+                              : "given; the disk measured here";
   return rates;
 }
 

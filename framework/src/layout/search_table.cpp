@@ -40,12 +40,12 @@ std::string search_text(const Search& search, size_t top) {
   for (const auto& [reason, count] : search.refused)
     text += fmt::format("  refused {:>4}: {}\n", count, reason);
   if (search.fitting.empty()) return text;
-  text += fmt::format("\n{:>3}  {:<52} {:>12} {:>10} {:>10}  {}\n", "#", "layout", "memory/rank",
+  text += fmt::format("\n{:>3}  {:<62} {:>12} {:>10} {:>10}  {}\n", "#", "layout", "memory/rank",
                       "step", "samples/s", "loses to #1 by");
   const StepCost& best = search.fitting.front().cost;
   for (size_t i = 0; i < std::min(top, search.fitting.size()); ++i) {
     const Candidate& c = search.fitting[i];
-    text += fmt::format("{:>3}  {:<52} {:>12} {:>8.3g} s {:>10.3g}  {}\n", i + 1, c.layout.label(),
+    text += fmt::format("{:>3}  {:<62} {:>12} {:>8.3g} s {:>10.3g}  {}\n", i + 1, c.layout.label(),
                         memory_text(c.estimate.peak_bytes()), c.cost.total(), c.samples_per_s,
                         i ? why_slower(c.cost, best) : "");
   }
