@@ -123,6 +123,9 @@ TEST(Plan, AGpuPlanOnPaperTakesGivenRates) {
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("8 CUDA devices, 80.00 GiB each"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("GEMM bf16 989000.0 GFLOP/s"), std::string::npos) << plan.out;
+  // The layouts are planned on CUDA, where fp16 is not refused as it is on the CPU.
+  EXPECT_EQ(plan.out.find("needs a CUDA device"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find(", fp16"), std::string::npos) << plan.out;
 }
 
 }  // namespace
