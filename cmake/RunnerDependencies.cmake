@@ -1,8 +1,25 @@
 # Every dependency comes from a Debian package (tools/setup.sh installs them).
+# LibTorch's CUDA setup turns CMAKE_CUDA_ARCHITECTURES off (it reads TORCH_CUDA_ARCH_LIST);
+# runner's kernels keep the architectures given (RunnerCuda.cmake).
+set(_runner_cuda_architectures "${CMAKE_CUDA_ARCHITECTURES}")
 find_package(Torch REQUIRED)
+set(CMAKE_CUDA_ARCHITECTURES "${_runner_cuda_architectures}")
 include(RunnerTorchCheck)
 runner_check_torch("${Torch_VERSION}" "${TORCH_CXX_FLAGS}" "${Torch_DIR}")
-find_package(Boost REQUIRED COMPONENTS filesystem)
+# Newer LibTorch headers refuse a standard older than C++20 (ATen.h says so in an #error).
+foreach(dir IN LISTS TORCH_INCLUDE_DIRS)
+  if(EXISTS "${dir}/ATen/ATen.h")
+    file(STRINGS "${dir}/ATen/ATen.h" _runner_aten_needs_cxx20 REGEX "C\\+\\+20 or later")
+    if(_runner_aten_needs_cxx20)
+      set(CMAKE_CXX_STANDARD 20)
+      message(STATUS "runner: C++20, as LibTorch ${Torch_VERSION}'s headers require")
+    endif()
+    break()
+  endif()
+endforeach()
+# Boost's headers alone: Boost.DLL runs on std::filesystem (BOOST_DLL_USE_STD_FS, set where the
+# plugin host includes it), so no compiled Boost library has to match the headers found.
+find_package(Boost REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(fmt REQUIRED)
 find_package(HDF5 REQUIRED COMPONENTS C)

@@ -45,7 +45,7 @@ esac
 packages=(
   build-essential cmake ninja-build pkg-config
   "${torch_packages[@]}" libopenblas0-openmp
-  libboost-dev libboost-filesystem-dev libtomlplusplus-dev libfmt-dev libcli11-dev
+  libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev
   libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev
   libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist python3-numpy python3-h5py python3-pandas python3-matplotlib
