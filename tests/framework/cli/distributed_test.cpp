@@ -176,6 +176,42 @@ TEST(Distributed, NcclWithoutGpusIsRecordedAsSkippedAndTheSweepGoesOn) {
   EXPECT_NE(out.out.find("skipped"), std::string::npos);
 }
 
+// On one GPU: every strategy under NCCL with one rank follows `single` on that GPU step for
+// step (fp32), and each run records the GPU's NVML readings.
+TEST(Distributed, OnOneGpuEachStrategyUnderNcclFollowsSingle) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
+  const std::string dir = scratch_dir("nccl_one_gpu");
+  const std::string one_rank = ", world_size = 1, backend = \"nccl\", timeout_s = 120 }";
+  write_file(dir + "/exp.toml",
+             "[experiment]\nname = \"nccl_one_gpu\"\nseed = 3\nresults = \"" + dir +
+                 "/r.h5\"\n[dataset]\nname = \"random_tokens\"\nsize = 160\ntest_size = 8\n"
+                 "seq_len = 32\nvocab_size = 256\n[model]\nname = \"gpt2\"\n"
+                 "[optimizer]\nname = \"adamw\"\n[train]\nepochs = 1\nbatch_size = 8\n"
+                 "test_batch_size = 8\ndevice = \"cuda\"\nlog_every = 1\n"
+                 "[sweep]\nstrategy = [{ name = \"single\" }, { name = \"ddp\"" +
+                 one_rank + ", { name = \"zero\", stage = 1" + one_rank +
+                 ", { name = \"zero\", stage = 2" + one_rank + ", { name = \"zero\", stage = 3" +
+                 one_rank + ", { name = \"tensor\", degree = 1" + one_rank +
+                 ", { name = \"pipeline\", stages = 1" + one_rank + "]\n");
+  Output out = run_runner(dir + "/exp.toml");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 7u);
+  const auto& single = runs[0];
+  ASSERT_EQ(single.steps.size(), 20u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.status, results::Status::completed) << run.error;
+    ASSERT_EQ(run.steps.size(), single.steps.size()) << run.header.label;
+    for (size_t k = 0; k < single.steps.size(); ++k)
+      EXPECT_NEAR(run.steps[k].loss, single.steps[k].loss, 1e-5 * std::abs(single.steps[k].loss))
+          << run.header.label << " step " << k + 1;
+    ASSERT_FALSE(run.epochs.empty());
+    EXPECT_FALSE(std::isnan(run.epochs[0].gpu_utilization)) << run.header.label;
+    EXPECT_GT(run.epochs[0].gpu_memory_used_bytes, 0) << run.header.label;
+  }
+  EXPECT_NE(out.out.find("GPU util"), std::string::npos) << out.out;
+}
+
 TEST(Distributed, AWorldLargerThanTheMachineIsAConfigError) {
   const std::string dir = scratch_dir("too_many");
   Output out = run_runner(blobs_ddp(dir, "world_size = 4000\n"));

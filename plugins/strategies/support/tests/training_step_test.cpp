@@ -1,6 +1,8 @@
 // The training step with each technique against the plain step of one batch.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <runner/strategies/training_step.hpp>
 
 #include <runner_testing/layered_model.hpp>
@@ -16,16 +18,21 @@ struct Trained {
   std::vector<torch::Tensor> predictions;
 };
 
-Trained train(Techniques techniques, int steps, double dropout = 0.0) {
+Batch to_device(Batch batch, torch::Device device) {
+  return {batch.inputs.to(device), batch.targets.to(device)};
+}
+
+Trained train(Techniques techniques, int steps, double dropout = 0.0,
+              torch::Device device = torch::kCPU) {
   torch::manual_seed(11);
   auto model = std::make_shared<LayeredModel>(dropout);
+  model->to(device);
   auto optimizer = testing::adam(model->parameters());
-  TrainingStep step(model, model->parameters(), techniques, torch::kCPU,
-                    std::make_shared<StepMeter>());
+  TrainingStep step(model, model->parameters(), techniques, device, std::make_shared<StepMeter>());
   Trained run;
   torch::manual_seed(12);
   for (int i = 0; i < steps; ++i) {
-    StepResult result = step.run(testing::random_batch(24), *optimizer);
+    StepResult result = step.run(to_device(testing::random_batch(24), device), *optimizer);
     run.losses.push_back(result.loss.item<double>());
     run.predictions.push_back(result.predictions);
   }
@@ -78,6 +85,56 @@ TEST(TrainingStep, Bf16KeepsFp32WeightsAndLossesCloseToFp32) {
   for (const auto& p : half.parameters) EXPECT_EQ(p.scalar_type(), torch::kFloat);
   EXPECT_NEAR(half.losses.back(), fp32.losses.back(), 0.03 * fp32.losses.back());
   EXPECT_NE(half.losses[1], fp32.losses[1]) << "bf16 changed nothing: autocast was not on";
+}
+
+// On a GPU, bf16 and fp16 run under CUDA's autocast and keep fp32 weights.
+TEST(TrainingStep, OnCudaBf16AndFp16KeepFp32WeightsAndLossesCloseToFp32) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
+  const Trained fp32 = train(Techniques{}, 30, 0.0, torch::kCUDA);
+  for (Precision precision : {Precision::bf16, Precision::fp16}) {
+    Techniques half;
+    half.precision = precision;
+    const Trained run = train(half, 30, 0.0, torch::kCUDA);
+    for (const auto& p : run.parameters) EXPECT_EQ(p.scalar_type(), torch::kFloat);
+    EXPECT_NEAR(run.losses.back(), fp32.losses.back(), 0.03 * fp32.losses.back());
+    EXPECT_NE(run.losses[1], fp32.losses[1]) << "autocast was not on";
+  }
+}
+
+// fp16 on a GPU with a loss scale of 2^40: the scaled gradients overflow fp16's 65504, so the
+// step is skipped and the parameters stay; the scale halves each time until the gradients
+// fit, and then the optimizer steps.
+TEST(TrainingStep, OnCudaAnFp16StepWhoseGradientsOverflowIsSkippedAndTheScaleHalves) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
+  torch::manual_seed(11);
+  auto model = std::make_shared<LayeredModel>(0.0);
+  model->to(torch::kCUDA);
+  auto optimizer = testing::adam(model->parameters());
+  Techniques fp16;
+  fp16.precision = Precision::fp16;
+  fp16.loss_scaling.initial_scale = std::ldexp(1.0, 40);
+  TrainingStep step(model, model->parameters(), fp16, torch::kCUDA, std::make_shared<StepMeter>());
+  std::vector<torch::Tensor> before;
+  for (const auto& p : model->parameters()) before.push_back(p.detach().clone());
+  const Batch batch = to_device(testing::random_batch(24), torch::kCUDA);
+
+  StepResult first = step.run(batch, *optimizer);
+  EXPECT_TRUE(first.skipped);
+  EXPECT_EQ(first.loss_scale, std::ldexp(1.0, 39));
+  for (size_t k = 0; k < before.size(); ++k)
+    EXPECT_TRUE(torch::equal(model->parameters()[k], before[k])) << "parameter " << k;
+
+  int skipped = 1;
+  StepResult result = first;
+  while (result.skipped && skipped < 40) {
+    result = step.run(batch, *optimizer);
+    skipped += result.skipped ? 1 : 0;
+  }
+  ASSERT_FALSE(result.skipped) << "every scale down to 2^0 overflowed";
+  EXPECT_EQ(result.loss_scale, std::ldexp(1.0, 40 - skipped));
+  EXPECT_LE(result.loss_scale, 65504.0);
+  EXPECT_FALSE(torch::equal(model->parameters()[0], before[0])) << "the good step changed nothing";
+  for (const auto& p : model->parameters()) EXPECT_TRUE(torch::isfinite(p).all().item<bool>());
 }
 
 TEST(TrainingStep, EvaluationRunsUnderAutocastWithoutAGraph) {
