@@ -78,6 +78,24 @@ double copy_rate(torch::Device device) {
   return 2.0 * kCopyBytes / best_seconds([&] { to.copy_(from); }, sync);
 }
 
+// A micro-batch's gradients added in place to those held: two fp32 reads and a write.
+double accumulate_rate(torch::Device device) {
+  auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  torch::Tensor held = torch::ones({kCopyBytes / 4}, options);
+  const torch::Tensor fresh = torch::ones_like(held);
+  auto sync = [&] { held.select(0, 0).item(); };
+  return 3.0 * kCopyBytes / best_seconds([&] { held.add_(fresh); }, sync);
+}
+
+// Autocast's cast of fp32 weights to bf16: 4 bytes read and 2 written per element.
+double cast_rate(torch::Device device) {
+  const torch::Tensor weights =
+      torch::ones({kCopyBytes / 4}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+  torch::Tensor half = torch::empty_like(weights, weights.options().dtype(torch::kBFloat16));
+  auto sync = [&] { half.select(0, 0).item(); };
+  return 1.5 * kCopyBytes / best_seconds([&] { half.copy_(weights); }, sync);
+}
+
 struct Socket {
   int fd = -1;
   explicit Socket(int f) : fd(f) {}
@@ -215,6 +233,11 @@ Rates calibrate(const Calibration& c) {
     if (!c.given_flops.count(precision))
       for (auto& point : points) point.second *= c.cpu_share;
   rates.memory_bytes_per_s = c.given_memory ? *c.given_memory : c.cpu_share * copy_rate(device);
+  // A GPU's rates given: its memory bandwidth stands for these passes too.
+  rates.accumulate_bytes_per_s =
+      measure_here ? c.cpu_share * accumulate_rate(device) : rates.memory_bytes_per_s;
+  rates.cast_bytes_per_s =
+      measure_here ? c.cpu_share * cast_rate(device) : rates.memory_bytes_per_s;
   rates.link_bytes_per_s = c.given_link ? *c.given_link : link_rate(c);
   rates.disk_bytes_per_s = disk_rate(c.disk_folder);
   // Without a GPU here, the given link stands for the host's too.

@@ -16,6 +16,8 @@ struct Rates {
   // increasing size.
   std::map<Precision, std::vector<std::pair<double, double>>> gemm;
   double memory_bytes_per_s = 0;  // a large copy, reads and writes counted
+  double accumulate_bytes_per_s = 0;  // fp32 added in place: two reads and a write counted
+  double cast_bytes_per_s = 0;        // fp32 cast to bf16: the read and the write counted
   double link_bytes_per_s = 0;    // what one rank sends to another per second
   double disk_bytes_per_s = 0;    // nvme offload: written and synced
   double host_bytes_per_s = 0;    // cpu offload: between the device and pinned host memory

@@ -18,6 +18,12 @@ constexpr double kActivationPasses = 4;
 // The optimizer's pass per parameter: weight, gradient and two moments, read and written.
 constexpr double kOptimizerBytesPerParameter = 4 * 4 * 2;
 constexpr double kFp32 = 4;
+// From the second micro-batch on, its gradients are added to the ones held: two fp32 reads
+// and a write per parameter.
+constexpr double kAccumulateBytesPerParameter = 3 * kFp32;
+// bf16 or fp16: autocast casts every weight for each forward (the recomputed one too), and
+// each weight's gradient comes back to fp32: an fp32 read and a 16-bit write, or the reverse.
+constexpr double kCastBytesPerParameter = kFp32 + 2;
 
 struct Work {
   double forward_flops = 0;   // per sample
@@ -98,6 +104,19 @@ double communication(const StepInput& in, const Work& work, double replica_bytes
   return seconds;
 }
 
+// Seconds a rank spends per step on its micro-batches beside their GEMMs and activations:
+// adding each one's gradients to those held, and in bf16 or fp16 the casts of the weights.
+double micro_batch_passes(const Layout& l, double parameters, const Rates& rates) {
+  const double m = static_cast<double>(l.micro_batches);
+  const double accumulated = (m - 1) * kAccumulateBytesPerParameter * parameters;
+  double cast = 0;
+  if (l.precision != Precision::fp32) {
+    const double casts = l.checkpoint_layers ? 3 : 2;  // forward's, gradient's, recompute's
+    cast = m * casts * kCastBytesPerParameter * parameters;
+  }
+  return accumulated / rates.accumulate_bytes_per_s + cast / rates.cast_bytes_per_s;
+}
+
 // Collectives a CUDA rank overlaps with backward (its buckets and prefetches run on their own
 // streams); on the CPU the same cores do both, and nothing is hidden.
 double exposed(const StepInput& in, double seconds, double backward) {
@@ -136,6 +155,7 @@ StepCost predict_step(const StepInput& in, const Rates& rates) {
   if (l.offload == "nvme") cost.offload = 2 * state_bytes / rates.disk_bytes_per_s;
   if (l.offload == "cpu")  // gradients to the host, updated weights back
     cost.offload = 2 * kFp32 * stepped / rates.host_bytes_per_s;
+  cost.passes = micro_batch_passes(l, replica, rates);
   return cost;
 }
 
@@ -146,7 +166,8 @@ std::string why_slower(const StepCost& cost, const StepCost& best) {
       {"recomputation", cost.recompute - best.recompute},
       {"communication", cost.communication - best.communication},
       {"pipeline bubble", cost.bubble - best.bubble},
-      {"offload", cost.offload - best.offload}};
+      {"offload", cost.offload - best.offload},
+      {"micro-batch passes", cost.passes - best.passes}};
   const auto largest =
       std::max_element(deltas.begin(), deltas.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; });

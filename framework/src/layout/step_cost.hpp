@@ -1,6 +1,7 @@
 // The step-time model of a layout: the busiest rank's arithmetic at the calibrated GEMM rate,
 // its elementwise memory traffic, checkpointing's second forward, its strategy's collectives
-// and messages over the link, a pipeline's bubble and an offload's bytes moved.
+// and messages over the link, a pipeline's bubble, an offload's bytes moved, and what each
+// micro-batch costs beside its arithmetic.
 #pragma once
 
 #include <runner/model.hpp>
@@ -19,8 +20,11 @@ struct StepCost {
   double communication = 0;  // collectives and pipeline messages, what is not overlapped
   double bubble = 0;         // a pipeline's stages waiting at its start and end
   double offload = 0;        // the optimizer state to files (nvme) or to the host (cpu)
+  double passes = 0;         // each micro-batch's pass over the weights: casts, accumulation
 
-  double total() const { return compute + memory + recompute + communication + bubble + offload; }
+  double total() const {
+    return compute + memory + recompute + communication + bubble + offload + passes;
+  }
 };
 
 struct StepInput {

@@ -32,7 +32,7 @@ Rates flat_rates() {
   Rates r;
   r.gemm[Precision::fp32] = {{1.0, 1e10}};
   r.gemm[Precision::bf16] = {{1.0, 2e10}};
-  r.memory_bytes_per_s = 1e10;
+  r.memory_bytes_per_s = r.accumulate_bytes_per_s = r.cast_bytes_per_s = 1e10;
   r.link_bytes_per_s = 1e9;
   r.disk_bytes_per_s = 1e8;
   r.host_bytes_per_s = 1e9;

@@ -34,6 +34,8 @@ Rates flat_rates() {
   Rates r;
   r.gemm[Precision::fp32] = {{1.0, 1e11}};
   r.memory_bytes_per_s = 1e10;
+  r.accumulate_bytes_per_s = 2e9;
+  r.cast_bytes_per_s = 1e9;
   r.link_bytes_per_s = 1e9;
   r.disk_bytes_per_s = 1e8;
   r.host_bytes_per_s = 1e9;
@@ -63,6 +65,25 @@ TEST(StepCost, DdpComputesItsShareAndAllReducesTheGradients) {
   EXPECT_DOUBLE_EQ(c.communication, 2 * 4 * kParameters * 0.5 / 1e9);
   EXPECT_DOUBLE_EQ(c.bubble, 0);
   EXPECT_DOUBLE_EQ(c.offload, 0);
+}
+
+TEST(StepCost, EachMicroBatchAfterTheFirstAccumulatesTheGradientsInFp32) {
+  EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2)).passes, 0);
+  // Three additions of the held gradients: two reads and a write of 4 bytes each.
+  EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2, 4)).passes, 3 * 12 * kParameters / 2e9);
+}
+
+TEST(StepCost, Bf16CastsTheWeightsForEachForwardAndTheirGradientsBack) {
+  Layout l = layout_of("ddp", 2, 2);
+  l.precision = Precision::bf16;
+  Rates rates = flat_rates();
+  rates.gemm[Precision::bf16] = {{1.0, 1e11}};
+  // One accumulation, and per micro-batch two casts of 6 bytes (4 read, 2 written).
+  EXPECT_DOUBLE_EQ(cost_of(l, {2, false}, rates).passes,
+                   12 * kParameters / 2e9 + 2 * 2 * 6 * kParameters / 1e9);
+  l.checkpoint_layers = true;  // the recomputed forward casts again
+  EXPECT_DOUBLE_EQ(cost_of(l, {2, false}, rates).passes,
+                   12 * kParameters / 2e9 + 2 * 3 * 6 * kParameters / 1e9);
 }
 
 TEST(StepCost, CheckpointingAddsOneForward) {

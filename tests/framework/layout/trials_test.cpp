@@ -26,6 +26,7 @@ std::vector<Candidate> three_candidates(const plugin_host::Registry& registry) {
   rates.gemm[Precision::fp32] = {{1.0, 1e10}};
   rates.gemm[Precision::bf16] = {{1.0, 2e10}};
   rates.memory_bytes_per_s = rates.link_bytes_per_s = 1e10;
+  rates.accumulate_bytes_per_s = rates.cast_bytes_per_s = 1e10;
   rates.disk_bytes_per_s = rates.host_bytes_per_s = 1e9;
   const Search search =
       search_layouts({kTinyGpt2, "trials.toml", {}, {2, false}, 1e12}, registry, rates);
