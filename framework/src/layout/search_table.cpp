@@ -14,6 +14,18 @@ std::string memory_text(double bytes) {
   return bytes < 1024 * kMiB ? fmt::format("{:.1f} MiB", bytes / kMiB) : measure::gibibytes(bytes);
 }
 
+// A model without an estimate of its own is sized by building it: say so, as it costs the
+// model's memory once per precision and its sizes are measured, not derived.
+std::string built_model_line(const Search& search) {
+  const Candidate* any = !search.fitting.empty()       ? &search.fitting.front()
+                         : !search.over_memory.empty() ? &search.over_memory.front()
+                                                       : nullptr;
+  if (!any || any->estimate.from_options) return "";
+  return fmt::format(
+      "  model '{}' has no estimate of its own: built once per precision and measured\n",
+      any->run.model.name);
+}
+
 }  // namespace
 
 std::string rates_text(const Rates& rates) {
@@ -42,6 +54,7 @@ std::string search_text(const Search& search, size_t top) {
       search.fitting.size());
   for (const auto& [reason, count] : search.refused)
     text += fmt::format("  refused {:>4}: {}\n", count, reason);
+  text += built_model_line(search);
   if (search.fitting.empty()) return text;
   text += fmt::format("\n{:>3}  {:<62} {:>12} {:>10} {:>10}  {}\n", "#", "layout", "memory/rank",
                       "step", "samples/s", "loses to #1 by");

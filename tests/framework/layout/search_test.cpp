@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "layout/search_table.hpp"
+
 namespace runner::layout {
 namespace {
 
@@ -111,6 +113,23 @@ TEST(Search, RefusalsAreCountedByReason) {
   for (const auto& r : search.refused) refused += r.second;
   EXPECT_EQ(refused + search.fitting.size() + search.over_memory.size() + search.needless_offloads,
             search.layouts);
+}
+
+TEST(Search, AModelWithoutAnEstimateIsBuiltToBeSizedAndTheTableSaysSo) {
+  auto registry = fixture_registry();
+  const SearchRequest one_device{
+      testing::blobs_experiment(), "blobs.toml", {}, {1, false}, 64 * kGiB};
+  const Search search = search_layouts(one_device, registry, flat_rates());
+  ASSERT_FALSE(search.fitting.empty());
+  EXPECT_FALSE(search.fitting.front().estimate.from_options);
+  EXPECT_GT(search.fitting.front().estimate.model.parameters, 0);
+  EXPECT_NE(search_text(search, 3).find("model 'linear_probe' has no estimate of its own: built "
+                                        "once per precision and measured"),
+            std::string::npos)
+      << search_text(search, 3);
+  // gpt2 sizes itself from its options.
+  const Search gpt2 = search_layouts(request(2, 4, 64 * kGiB), registry, flat_rates());
+  EXPECT_EQ(search_text(gpt2, 3).find("no estimate of its own"), std::string::npos);
 }
 
 TEST(Search, ABatchThatDoesNotDivideAmongTheRanksRefusesEveryLayoutOfThem) {
