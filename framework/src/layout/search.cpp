@@ -18,13 +18,6 @@ int world_size_of(const Layout& layout, const Devices& devices) {
   return layout.strategy == "single" || layout.strategy == "dp" ? 1 : devices.count;
 }
 
-void check_batch_divides(const config::RunConfig& run, int world_size) {
-  const int64_t batch = run.train.get_int("batch_size");
-  if (batch % world_size != 0)
-    throw ConfigError(
-        fmt::format("train.batch_size = {} does not divide among {} ranks", batch, world_size));
-}
-
 // Plans each layout; a model is sized once per precision (its activations depend on it).
 class Planner {
  public:
@@ -40,7 +33,7 @@ class Planner {
                                     layout.strategy_overrides(request_.devices), registry_);
     Candidate candidate{layout, experiment.runs.front(), {}, {}, 0};
     const int world = world_size_of(layout, request_.devices);
-    check_batch_divides(candidate.run, world);
+    train::check_batch_divides(candidate.run, world);
     Dataset& dataset = datasets_.get(candidate.run);
     const measure::ModelSizing& sizing = sized(candidate.run, layout.precision, dataset);
     if (layout.checkpoint_layers && sizing.model.layers.empty())

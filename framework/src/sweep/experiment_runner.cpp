@@ -52,14 +52,6 @@ void check_local_world(const ranks::RankPlan& plan) {
       "start the ranks across machines with torchrun or srun (see the README)");
 }
 
-void check_batch_divides(const config::RunConfig& run, int world_size) {
-  const int64_t batch = run.train.get_int("batch_size");
-  if (batch % world_size == 0) return;
-  throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks{}", batch,
-                                world_size, run.label.empty() ? "" : " (run " + run.label + ")"),
-                    "train.batch_size is the global batch: make it a multiple of the ranks");
-}
-
 // The run's plan; none when it cannot be made (its data is missing, its model refuses its keys):
 // such a run fails on its own when it starts, and the sweep goes on.
 std::optional<measure::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
@@ -91,7 +83,7 @@ std::vector<ranks::RankPlan> plan_and_check_runs(const SweepContext& c) {
   for (const auto& run : c.recording.experiment.runs) {
     const ranks::RankPlan plan = ranks::plan_ranks(run, c.launch.environment);
     check_local_world(plan);
-    check_batch_divides(run, plan.world_size);
+    train::check_batch_divides(run, plan.world_size);
     const auto estimate = estimate_of(c, run, plan.world_size, datasets);
     // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
     // group's ranks, share one.

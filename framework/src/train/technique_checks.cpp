@@ -1,5 +1,5 @@
-// The checks of [train]'s techniques against the run: micro-batches against each replica's
-// share of the batch, fp16 against the device.
+// The checks of [train]'s batch and techniques against the run: the batch against the ranks,
+// micro-batches against each replica's share of it, fp16 against the device.
 #include "train/technique_checks.hpp"
 
 #include <fmt/format.h>
@@ -44,6 +44,14 @@ void check_techniques(const config::RunConfig& run, int replicas) {
             run_suffix(run),
         "use train.precision = \"bf16\" on the CPU (fp16 has no fast CPU kernels, and its loss "
         "scaling exists for GPU tensor cores), or train.device = \"cuda\"");
+}
+
+void check_batch_divides(const config::RunConfig& run, int world_size) {
+  const int64_t batch = run.train.get_int("batch_size");
+  if (batch % world_size == 0) return;
+  throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks{}", batch,
+                                world_size, run_suffix(run)),
+                    "train.batch_size is the global batch: make it a multiple of the ranks");
 }
 
 }  // namespace runner::train

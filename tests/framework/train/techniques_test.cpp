@@ -136,6 +136,20 @@ TEST(Techniques, MicroBatchesThatDoNotDivideARanksShareAreRefusedWithTheArithmet
   }
 }
 
+TEST(Techniques, TheGlobalBatchDividesAmongTheRanksOrIsRefused) {
+  const auto run = run_of(gpt2_tiny(1, ""));  // a batch of 16
+  EXPECT_NO_THROW(check_batch_divides(run, 4));
+  try {
+    check_batch_divides(run, 3);
+    FAIL() << "16 samples do not divide among 3 ranks";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("train.batch_size = 16 does not divide among 3 ranks"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.hint().find("multiple of the ranks"), std::string::npos) << e.hint();
+  }
+}
+
 TEST(Techniques, Fp16OnTheCpuIsRefused) {
   const auto run = run_of(gpt2_tiny(1, "precision = \"fp16\"\n"));
   try {
