@@ -8,7 +8,8 @@
 #   tools/gpu/build_and_test.sh [--seconds N] STEP...
 # Steps, in the order given:
 #   build       unpack, put Fashion-MNIST where Debian's package puts it, configure, build
-#               everything (a failing target does not stop the rest)
+#               runner, the plugins, the fixtures and the programs of the GPU's tests (a
+#               failing target does not stop the rest)
 #   gpu-tests   the GPU's own tests (names matching $gpu_tests below), verbose
 #   check-op    check-op --device cuda for every op
 #   gpt2        gpt2_vs_pytorch.sh: runner's GPT-2 step against PyTorch's eager loop
@@ -18,7 +19,7 @@
 #   offload     tools/gpu/gpt2_1p6b_offload.toml: the plan, then the run
 #   techniques  experiments/gpt2_techniques.toml on cuda with TensorBoard events, read back by
 #               TensorBoard itself (read_with_tensorboard.py)
-#   suite       the whole suite
+#   suite       the rest of the build, then the whole suite
 # --seconds N: the time all steps may take; a step that cannot have its minimum in what is
 # left is skipped, and each is stopped when the time is up.
 # pip's LibTorch ships no Gloo headers, so this build has NCCL only: tests of 2 Gloo ranks
@@ -75,7 +76,7 @@ step_build() {
   machine 2>&1 | tee "$out/machine.txt"
   unpack > "$out/unpack.log" 2>&1
   fashion_mnist || echo "no Fashion-MNIST: $packages/fashion-mnist.tar.xz is missing"
-  grep -c "kept the machine's own" "$out/unpack.log"
+  echo "$(grep -c "kept the machine's own" "$out/unpack.log") packages kept as the machine's own"
   local torch
   torch=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
   cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DRUNNER_BUILD_TESTS=ON \
