@@ -98,10 +98,15 @@ CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
                   "run the best K predicted layouts a few steps each, recorded in the results "
                   "file, and print predicted beside measured")
       ->check(whole_number_in(1, 1000));
+  sub->add_option("--budget-runs", plan.budget_runs,
+                  "run at most K of the best predicted layouts, one at a time, stopping once "
+                  "none left may beat the fastest measured")
+      ->check(whole_number_in(1, 1000))
+      ->excludes("--trials");
   sub->add_option("--trial-steps", plan.trial_steps, "steps of each trial (default 4)")
       ->check(whole_number_in(2, 100000));
   sub->add_option("--write", plan.write,
-                  "write the best layout (measured with --trials, else predicted) as an "
+                  "write the best layout (measured by the trials, else predicted) as an "
                   "experiment file");
   return sub;
 }

@@ -5,13 +5,11 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
+#include "cli/plan_trials.hpp"
 #include "cli/registry_loader.hpp"
-#include "cli/run_command.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/calibration.hpp"
 #include "layout/search.hpp"
@@ -20,8 +18,6 @@
 #include "measure/cpu_memory.hpp"
 #include "measure/system.hpp"
 #include "plugin_host/host_owned_errors.hpp"
-#include "results/read_runs.hpp"
-#include "sweep/experiment_runner.hpp"
 
 namespace runner::cli {
 namespace {
@@ -101,99 +97,6 @@ layout::Calibration calibration(const PlanOptions& options, const config::RunCon
   return c;
 }
 
-// Written whole or not at all: to a temporary name, then renamed over `path`.
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary);
-      throw ConfigError("runner plan: cannot write " + path,
-                        "choose a writable path (a folder that exists, space on its disk)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw ConfigError("runner plan: cannot write " + path + ": " + error.message());
-  }
-}
-
-// Trials start one rank per device here: as many CPU ranks as cores, or GPUs.
-void check_trials_fit_here(const PlanOptions& options, const layout::Devices& devices) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int here = devices.cuda ? static_cast<int>(torch::cuda::device_count()) : cores;
-  if (devices.count <= here) return;
-  throw ConfigError(
-      fmt::format("runner plan --trials {}: the layouts take {} {} ranks, and this machine has "
-                  "{} {}",
-                  options.trials, devices.count, devices.cuda ? "GPU" : "CPU", here,
-                  devices.cuda ? "GPUs" : "cores (a local launch starts one rank per core)"),
-      "plan without --trials here, or on a machine with enough devices");
-}
-
-// The latest record of each trial run, by its id, in the trials' order.
-std::vector<std::optional<results::RunRecord>> trial_records(const config::Experiment& trials) {
-  const std::vector<results::RunRecord> all = results::read_runs(sweep::results_path(trials));
-  std::vector<std::optional<results::RunRecord>> found;
-  for (const auto& run : trials.runs) {
-    std::optional<results::RunRecord> latest;
-    for (const auto& record : all)
-      if (record.header.run_id == run.id) latest = record;
-    found.push_back(latest);
-  }
-  return found;
-}
-
-struct Measured {
-  const layout::Candidate* candidate = nullptr;  // of the search's fitting layouts
-  std::optional<double> step_s;                  // none: not tried
-};
-
-// Runs the best predicted layouts as a sweep, then prints predicted beside measured; returns
-// the fastest measured.
-Measured run_trials(const PlanOptions& options, const layout::Search& search,
-                    const plugin_host::Registry& registry) {
-  const std::vector<layout::Candidate> best(
-      search.fitting.begin(),
-      search.fitting.begin() + static_cast<long>(std::min(options.trials, search.fitting.size())));
-  const config::Experiment base =
-      config::load_experiment(options.experiment_file, options.overrides, registry);
-  std::filesystem::path path = sweep::results_path(base);
-  path.replace_extension(".plan-trials.toml");
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  write_text_file(path.string(), layout::trials_toml(best, options.trial_steps));
-  std::cout << "\ntrying the best " << best.size() << " (" << path.string() << ")\n";
-  run_command({path.string(), {}, options.plugin_path});
-  const config::Experiment trials = config::load_experiment(path.string(), {}, registry);
-  const auto records = trial_records(trials);
-  Measured fastest;
-  std::vector<double> predicted, measured;
-  std::cout << fmt::format("\n{:>3}  {:<62} {:>10} {:>10}\n", "#", "layout", "predicted",
-                           "measured");
-  for (size_t i = 0; i < best.size(); ++i) {
-    const auto step = records[i] ? layout::measured_step_s(*records[i]) : std::nullopt;
-    std::cout << fmt::format("{:>3}  {:<62} {:>8.3g} s {:>10}\n", i + 1, best[i].layout.label(),
-                             best[i].cost.total(),
-                             step ? fmt::format("{:.3g} s", *step) : "failed");
-    if (step && (!fastest.candidate || *step < *fastest.step_s))
-      fastest = {&search.fitting[i], step};
-    if (step) predicted.push_back(best[i].cost.total()), measured.push_back(*step);
-  }
-  if (measured.size() >= 3)
-    std::cout << fmt::format(
-        "rank correlation of predicted and measured steps: {:.2f} ({} trials)\n",
-        layout::rank_correlation(predicted, measured), measured.size());
-  if (!fastest.candidate)
-    throw RunError("runner plan: no trial finished",
-                   "the trials' errors are above and in " + sweep::results_path(trials));
-  std::cout << "best measured: " << fastest.candidate->layout.label() << "\n";
-  return fastest;
-}
-
 int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& registry) {
   layout::SearchRequest request;
   request.text = config::read_experiment_file(options.experiment_file);
@@ -204,7 +107,8 @@ int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& r
   // The layouts run where the plan is for: fp16 is refused on the CPU, and trials on a GPU.
   request.overrides.push_back(std::string("train.device=\"") +
                               (request.devices.cuda ? "cuda" : "cpu") + "\"");
-  if (options.trials > 0) check_trials_fit_here(options, request.devices);
+  const bool trials = options.trials > 0 || options.budget_runs > 0;
+  if (trials) check_trials_fit_here(options, request.devices);
   request.memory_per_device = memory_per_device(options, request.devices);
   const layout::Rates rates = layout::calibrate(calibration(options, run, request.devices));
   std::cout << fmt::format(
@@ -215,8 +119,8 @@ int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& r
   const layout::Search search = layout::search_layouts(request, registry, rates);
   std::cout << layout::search_text(search, options.top);
   if (search.fitting.empty()) throw layout::nothing_fits(search, request);
-  const Measured best = options.trials > 0 ? run_trials(options, search, registry)
-                                           : Measured{&search.fitting.front(), std::nullopt};
+  const Measured best = trials ? run_trials(options, search, registry)
+                               : Measured{&search.fitting.front(), std::nullopt};
   if (!options.write.empty()) {
     write_text_file(options.write,
                     layout::layout_file(*best.candidate, options.experiment_file, best.step_s));

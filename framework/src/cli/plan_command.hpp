@@ -19,6 +19,7 @@ struct PlanOptions {
   double memory_bandwidth = 0;      // GB/s of elementwise traffic; 0: measured
   size_t top = 10;                  // rows of the table
   size_t trials = 0;                // the best predicted layouts to run and measure
+  size_t budget_runs = 0;           // or at most this many, one at a time, stopping early
   int64_t trial_steps = 4;          // steps of each trial
   std::string write;                // where to write the best layout as an experiment file
 };

@@ -25,6 +25,21 @@ std::optional<double> measured_step_s(const results::RunRecord& run);
 // series of one value.
 double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
 
+// A layout tried: its predicted and measured step.
+struct TriedLayout {
+  double predicted_s = 0;
+  double measured_s = 0;
+};
+
+// The smallest measured/predicted ratio of the layouts tried, the model's most flattering
+// error on them; none before two were measured (one ratio says nothing of the spread).
+std::optional<double> smallest_ratio(const std::vector<TriedLayout>& tried);
+
+// Whether a layout predicted to take `predicted` s a step may still beat those tried: yes
+// until two were measured, then only while its prediction scaled by their smallest ratio is
+// under the fastest measured step.
+bool may_beat_the_fastest(double predicted, const std::vector<TriedLayout>& tried);
+
 // A best layout as a runnable file: a comment naming it and its step, predicted and measured
 // (none: not tried), then its whole resolved config.
 std::string layout_file(const Candidate& best, const std::string& experiment_file,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "results/read_runs.hpp"
@@ -70,6 +71,33 @@ TEST(Plan, TrialsRunTheBestPredictedAndRecordThem) {
   EXPECT_EQ(run_runner("--dry-run " + f.best).exit_code, 0);
 }
 
+TEST(Plan, ABudgetOfRunsTriesTheBestPredictedOneAtATime) {
+  const PlanFiles f = plan_files("plan_budget");
+  // Two runs: the budget never stops before two are measured (layout/trials.hpp).
+  const Output plan = run_runner("plan " + f.experiment + " --devices 2 --budget-runs 2" +
+                                 " --trial-steps 2 --write " + f.best);
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_NE(plan.out.find("trial 1 of at most 2: "), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("trial 2 of at most 2: "), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("best measured: "), std::string::npos) << plan.out;
+  const auto runs = results::read_runs(f.results);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].header.run_id, runs[1].header.run_id);
+  for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
+  for (const char* trial : {"/results.plan-trial-1.toml", "/results.plan-trial-2.toml"})
+    EXPECT_EQ(run_runner("--dry-run " + f.dir + trial).exit_code, 0) << trial;
+  EXPECT_NE(read_file(f.best).find("measured "), std::string::npos);
+}
+
+TEST(Plan, ABudgetAndTrialsTogetherAreRefused) {
+  const PlanFiles f = plan_files("plan_budget_and_trials");
+  const Output plan =
+      run_runner("plan " + f.experiment + " --devices 1 --trials 2 --budget-runs 2");
+  EXPECT_EQ(plan.exit_code, 2) << plan.out;
+  EXPECT_NE(plan.err.find("--budget-runs"), std::string::npos) << plan.err;
+  EXPECT_FALSE(std::filesystem::exists(f.results));
+}
+
 TEST(Plan, AFileWithASweepIsRefused) {
   const PlanFiles f = plan_files("plan_sweep", "[sweep]\n\"optimizer.lr\" = [1e-3, 2e-3]\n");
   const Output plan = run_runner("plan " + f.experiment + " --devices 1");
@@ -98,6 +126,10 @@ TEST(Plan, TrialsOnMoreRanksThanCoresAreRefused) {
   EXPECT_NE(plan.err.find("--trials 1: the layouts take " + devices + " CPU ranks"),
             std::string::npos)
       << plan.err;
+  const Output budget = run_runner("plan " + f.experiment + " --devices " + devices +
+                                   " --budget-runs 3 --set train.batch_size=" + devices);
+  EXPECT_EQ(budget.exit_code, 2) << budget.out;
+  EXPECT_NE(budget.err.find("--budget-runs 3: the layouts take"), std::string::npos) << budget.err;
 }
 
 TEST(Plan, RatesGivenBadlyOrMissingForAGpuAreRefused) {

@@ -109,5 +109,17 @@ TEST(Trials, RankCorrelationIsSpearmans) {
   EXPECT_TRUE(std::isnan(rank_correlation({4, 4}, {1, 2})));
 }
 
+TEST(Trials, ALayoutMayBeatTheFastestUnlessEvenTheBestErrorSeenLeavesItSlower) {
+  EXPECT_TRUE(may_beat_the_fastest(100, {}));
+  EXPECT_TRUE(may_beat_the_fastest(100, {{1, 3}}));  // one ratio says nothing of the spread
+  // Ratios 3 and 2 (the smaller), fastest 3 s: a prediction p may win while 2 p < 3.
+  const std::vector<TriedLayout> tried{{1, 3}, {1.5, 3}};
+  EXPECT_TRUE(may_beat_the_fastest(1.49, tried));
+  EXPECT_FALSE(may_beat_the_fastest(1.5, tried));
+  EXPECT_FALSE(may_beat_the_fastest(4, tried));
+  EXPECT_FALSE(smallest_ratio({{1, 3}}));
+  EXPECT_DOUBLE_EQ(*smallest_ratio(tried), 2.0);
+}
+
 }  // namespace
 }  // namespace runner::layout
