@@ -74,11 +74,11 @@ void say_why_the_budget_stops(const layout::Candidate& next, size_t tried, size_
                               const std::vector<layout::TriedLayout>& measured) {
   double fastest = measured.front().measured_s;
   for (const auto& t : measured) fastest = std::min(fastest, t.measured_s);
-  const double ratio = *layout::smallest_ratio(measured);
+  const double ratio = *layout::optimistic_ratio(measured);
   std::cout << fmt::format(
       "\nstopping after {} of at most {} runs: the next, {}, is predicted {:.3g} s; at the "
-      "smallest measured/predicted ratio so far ({:.2f}) that is {:.3g} s, no faster than the "
-      "fastest measured {:.3g} s, and the rest are predicted slower\n",
+      "most flattering ratio of measured to predicted the trials allow ({:.2f}) that is {:.3g} "
+      "s, no faster than the fastest measured {:.3g} s, and the rest are predicted slower\n",
       tried, budget, next.layout.label(), next.cost.total(), ratio, next.cost.total() * ratio,
       fastest);
 }

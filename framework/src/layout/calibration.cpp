@@ -1,4 +1,5 @@
-// The rates of this machine, measured: GEMMs, a copy, a loopback link, a synced write.
+// The rates of this machine, measured: GEMMs, a copy, a micro-batch's extra passes, a cast, a
+// loopback link, a synced write.
 #include "layout/calibration.hpp"
 
 #include <arpa/inet.h>
@@ -9,10 +10,11 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <runner/errors.hpp>
-
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <runner/compat.hpp>
+#include <runner/errors.hpp>
 #include <thread>
 #include <vector>
 
@@ -28,6 +30,11 @@ constexpr int64_t kLargestGemm = 2048;
 constexpr int64_t kCopyBytes = int64_t{256} << 20;
 constexpr int64_t kLinkBytes = int64_t{64} << 20;
 constexpr int64_t kDiskBytes = int64_t{64} << 20;
+// The extra-pass probe: 16 weights of 1024 x 1024 (64 MiB in fp32) over 64 rows, a few
+// milliseconds of arithmetic against tens of passing over the weights.
+constexpr int kProbeLayers = 16;
+constexpr int64_t kProbeWidth = 1024;
+constexpr int64_t kProbeRows = 64;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -78,13 +85,49 @@ double copy_rate(torch::Device device) {
   return 2.0 * kCopyBytes / best_seconds([&] { to.copy_(from); }, sync);
 }
 
-// A micro-batch's gradients added in place to those held: two fp32 reads and a write.
-double accumulate_rate(torch::Device device) {
-  auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  torch::Tensor held = torch::ones({kCopyBytes / 4}, options);
-  const torch::Tensor fresh = torch::ones_like(held);
-  auto sync = [&] { held.select(0, 0).item(); };
-  return 3.0 * kCopyBytes / best_seconds([&] { held.add_(fresh); }, sync);
+// What each micro-batch after the first adds to a step, in seconds per parameter: a chain of
+// kProbeLayers square linear layers (more than the caches hold) run forward and backward over the
+// same kProbeRows rows in one pass and in four. The extra passes add their gradients to those
+// held, cast the weights again under autocast and write every weight gradient whole, as a
+// model's micro-batches do, on autograd's own path; their arithmetic is the same.
+double extra_pass_seconds_per_parameter(Precision precision, torch::Device device) {
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  std::vector<torch::Tensor> weights, biases;
+  for (int i = 0; i < kProbeLayers; ++i) {
+    weights.push_back((torch::randn({kProbeWidth, kProbeWidth}, options) /
+                       std::sqrt(static_cast<double>(kProbeWidth)))
+                          .requires_grad_());
+    biases.push_back(torch::zeros({kProbeWidth}, options).requires_grad_());
+  }
+  const torch::Tensor rows = torch::randn({kProbeRows, kProbeWidth}, options);
+  const compat::AutocastState autocast{
+      precision != Precision::fp32, precision == Precision::fp16 ? torch::kHalf : torch::kBFloat16};
+  auto passes = [&](int64_t count) {
+    for (auto& w : weights) w.mutable_grad() = torch::Tensor();
+    for (auto& b : biases) b.mutable_grad() = torch::Tensor();
+    for (const torch::Tensor& chunk : rows.chunk(count)) {
+      torch::Tensor x = chunk;
+      {
+        compat::AutocastScope scope(device.type(), autocast);
+        for (int i = 0; i < kProbeLayers; ++i)  // (rows / count, width)
+          x = torch::linear(x, weights[i], biases[i]);
+      }
+      x.to(torch::kFloat32).sum().backward();
+    }
+  };
+  auto sync = [&] { weights.front().grad().select(0, 0).select(0, 0).item(); };
+  const double one = best_seconds([&] { passes(1); }, sync);
+  const double four = best_seconds([&] { passes(4); }, sync);
+  const double parameters = static_cast<double>(kProbeLayers) * kProbeWidth * kProbeWidth;
+  return std::max(0.0, four - one) / 3 / parameters;
+}
+
+// A GPU's rates given: an extra micro-batch's passes over its memory, its gradients added
+// (two fp32 reads and a write) and in bf16 or fp16 the weights and gradients cast (6 bytes
+// each way).
+double given_extra_pass_seconds_per_parameter(Precision precision, double memory_bytes_per_s) {
+  const double bytes = 3 * 4 + (precision == Precision::fp32 ? 0 : 2 * 6);
+  return bytes / memory_bytes_per_s;
 }
 
 // Autocast's cast of fp32 weights to bf16: 4 bytes read and 2 written per element.
@@ -94,6 +137,27 @@ double cast_rate(torch::Device device) {
   torch::Tensor half = torch::empty_like(weights, weights.options().dtype(torch::kBFloat16));
   auto sync = [&] { half.select(0, 0).item(); };
   return 1.5 * kCopyBytes / best_seconds([&] { half.copy_(weights); }, sync);
+}
+
+// A memory-bound measurement as CPU ranks on one machine meet it: run at once by as many
+// threads as ranks run at once (one per core at most), since they share the memory's
+// bandwidth; the mean of their results. One device, or a GPU's: run alone.
+template <typename Measure>
+double shared_by_ranks(const Calibration& c, const Measure& measure) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int ranks = c.devices.cuda ? 1 : std::min(c.devices.count, cores);
+  if (ranks == 1) return measure();
+  std::vector<double> results(static_cast<size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < ranks; ++i)
+    threads.emplace_back([&, i] {
+      at::set_num_threads(std::max(1, c.threads_per_rank));
+      results[static_cast<size_t>(i)] = measure();
+    });
+  for (auto& t : threads) t.join();
+  double sum = 0;
+  for (double r : results) sum += r;
+  return sum / ranks;
 }
 
 struct Socket {
@@ -232,12 +296,19 @@ Rates calibrate(const Calibration& c) {
   for (auto& [precision, points] : rates.gemm)
     if (!c.given_flops.count(precision))
       for (auto& point : points) point.second *= c.cpu_share;
-  rates.memory_bytes_per_s = c.given_memory ? *c.given_memory : c.cpu_share * copy_rate(device);
-  // A GPU's rates given: its memory bandwidth stands for these passes too.
-  rates.accumulate_bytes_per_s =
-      measure_here ? c.cpu_share * accumulate_rate(device) : rates.memory_bytes_per_s;
-  rates.cast_bytes_per_s =
-      measure_here ? c.cpu_share * cast_rate(device) : rates.memory_bytes_per_s;
+  rates.memory_bytes_per_s =
+      c.given_memory ? *c.given_memory
+                     : c.cpu_share * shared_by_ranks(c, [&] { return copy_rate(device); });
+  for (Precision p : precisions)
+    rates.extra_pass_s_per_parameter[p] =
+        measure_here
+            ? shared_by_ranks(c, [&] { return extra_pass_seconds_per_parameter(p, device); }) /
+                  c.cpu_share
+            : given_extra_pass_seconds_per_parameter(p, rates.memory_bytes_per_s);
+  // A GPU's rates given: its memory bandwidth stands for the casts too.
+  rates.cast_bytes_per_s = measure_here
+                               ? c.cpu_share * shared_by_ranks(c, [&] { return cast_rate(device); })
+                               : rates.memory_bytes_per_s;
   rates.link_bytes_per_s = c.given_link ? *c.given_link : link_rate(c);
   rates.disk_bytes_per_s = disk_rate(c.disk_folder);
   // Without a GPU here, the given link stands for the host's too.

@@ -1,7 +1,8 @@
 // Measures the rates the step-time model needs on this machine, in a few seconds: GEMMs of a
-// few sizes at each precision with a rank's threads, a large copy, a loopback connection
-// between two threads (the link between CPU ranks), a synced file write (nvme offload). What
-// the user gives instead (--tflops, --bandwidth) replaces the measurement.
+// few sizes at each precision with a rank's threads, a large copy and cast, a step of a layer
+// stack in one micro-batch and in four (what an extra micro-batch costs), a loopback
+// connection between two threads (the link between CPU ranks), a synced file write (nvme
+// offload). What the user gives instead (--tflops, --bandwidth) replaces the measurement.
 #pragma once
 
 #include <map>

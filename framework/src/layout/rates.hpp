@@ -16,7 +16,9 @@ struct Rates {
   // increasing size.
   std::map<Precision, std::vector<std::pair<double, double>>> gemm;
   double memory_bytes_per_s = 0;  // a large copy, reads and writes counted
-  double accumulate_bytes_per_s = 0;  // fp32 added in place: two reads and a write counted
+  // Seconds per parameter that each micro-batch after the first adds to a step, by precision:
+  // its gradients added to those held, autocast's casts, its weight gradients written whole.
+  std::map<Precision, double> extra_pass_s_per_parameter;
   double cast_bytes_per_s = 0;        // fp32 cast to bf16: the read and the write counted
   double link_bytes_per_s = 0;    // what one rank sends to another per second
   double disk_bytes_per_s = 0;    // nvme offload: written and synced

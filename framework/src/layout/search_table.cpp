@@ -36,12 +36,13 @@ std::string rates_text(const Rates& rates) {
                          [](const auto& a, const auto& b) { return a.second < b.second; });
     text += fmt::format("GEMM {} {:.1f} GFLOP/s, ", precision_name(precision), best->second / 1e9);
   }
-  return text + fmt::format(
-                    "copy {:.1f} GB/s, add {:.1f} GB/s, cast {:.1f} GB/s, link {:.2f} GB/s, disk "
-                    "{:.2f} GB/s ({})",
-                    rates.memory_bytes_per_s / 1e9, rates.accumulate_bytes_per_s / 1e9,
-                    rates.cast_bytes_per_s / 1e9, rates.link_bytes_per_s / 1e9,
-                    rates.disk_bytes_per_s / 1e9, rates.source);
+  text += fmt::format("copy {:.1f} GB/s, cast {:.1f} GB/s, ", rates.memory_bytes_per_s / 1e9,
+                      rates.cast_bytes_per_s / 1e9);
+  for (const auto& [precision, seconds] : rates.extra_pass_s_per_parameter)
+    text += fmt::format("extra micro-batch {} {:.2f} ns/param, ", precision_name(precision),
+                        seconds * 1e9);
+  return text + fmt::format("link {:.2f} GB/s, disk {:.2f} GB/s ({})", rates.link_bytes_per_s / 1e9,
+                            rates.disk_bytes_per_s / 1e9, rates.source);
 }
 
 std::string search_text(const Search& search, size_t top) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <runner/errors.hpp>
 #include <vector>
 
 namespace runner::layout {
@@ -18,9 +19,6 @@ constexpr double kActivationPasses = 4;
 // The optimizer's pass per parameter: weight, gradient and two moments, read and written.
 constexpr double kOptimizerBytesPerParameter = 4 * 4 * 2;
 constexpr double kFp32 = 4;
-// From the second micro-batch on, its gradients are added to the ones held: two fp32 reads
-// and a write per parameter.
-constexpr double kAccumulateBytesPerParameter = 3 * kFp32;
 // bf16 or fp16: autocast casts every weight for each forward (the recomputed one too), and
 // each weight's gradient comes back to fp32: an fp32 read and a 16-bit write, or the reverse.
 constexpr double kCastBytesPerParameter = kFp32 + 2;
@@ -104,17 +102,25 @@ double communication(const StepInput& in, const Work& work, double replica_bytes
   return seconds;
 }
 
-// Seconds a rank spends per step on its micro-batches beside their GEMMs and activations:
-// adding each one's gradients to those held, and in bf16 or fp16 the casts of the weights.
+// Seconds a rank spends per step on its micro-batches beside their FLOPs and activations:
+// each after the first at the calibrated extra-pass rate (its gradients added to those held,
+// autocast's casts, its weight gradients written whole); in bf16 or fp16 the first's casts of
+// the weights and of their gradients back, and checkpointing's recomputed forward casting the
+// weights again in each.
 double micro_batch_passes(const Layout& l, double parameters, const Rates& rates) {
   const double m = static_cast<double>(l.micro_batches);
-  const double accumulated = (m - 1) * kAccumulateBytesPerParameter * parameters;
-  double cast = 0;
-  if (l.precision != Precision::fp32) {
-    const double casts = l.checkpoint_layers ? 3 : 2;  // forward's, gradient's, recompute's
-    cast = m * casts * kCastBytesPerParameter * parameters;
+  double seconds = 0;
+  if (l.micro_batches > 1) {
+    const auto extra = rates.extra_pass_s_per_parameter.find(l.precision);
+    RUNNER_CHECK(extra != rates.extra_pass_s_per_parameter.end(),
+                 "no extra-pass rate for " + std::string(precision_name(l.precision)));
+    seconds += (m - 1) * extra->second * parameters;
   }
-  return accumulated / rates.accumulate_bytes_per_s + cast / rates.cast_bytes_per_s;
+  if (l.precision != Precision::fp32) {
+    const double casts = 2 + (l.checkpoint_layers ? m : 0);
+    seconds += casts * kCastBytesPerParameter * parameters / rates.cast_bytes_per_s;
+  }
+  return seconds;
 }
 
 // Collectives a CUDA rank overlaps with backward (its buckets and prefetches run on their own

@@ -104,15 +104,18 @@ double rank_correlation(const std::vector<double>& a, const std::vector<double>&
   return xx > 0 && yy > 0 ? xy / std::sqrt(xx * yy) : std::nan("");
 }
 
-std::optional<double> smallest_ratio(const std::vector<TriedLayout>& tried) {
+std::optional<double> optimistic_ratio(const std::vector<TriedLayout>& tried) {
   if (tried.size() < 2) return std::nullopt;
-  double smallest = tried.front().measured_s / tried.front().predicted_s;
-  for (const auto& t : tried) smallest = std::min(smallest, t.measured_s / t.predicted_s);
-  return smallest;
+  double smallest = tried.front().measured_s / tried.front().predicted_s, largest = smallest;
+  for (const auto& t : tried) {
+    smallest = std::min(smallest, t.measured_s / t.predicted_s);
+    largest = std::max(largest, t.measured_s / t.predicted_s);
+  }
+  return smallest / (largest / smallest);
 }
 
 bool may_beat_the_fastest(double predicted, const std::vector<TriedLayout>& tried) {
-  const std::optional<double> ratio = smallest_ratio(tried);
+  const std::optional<double> ratio = optimistic_ratio(tried);
   if (!ratio) return true;
   double fastest = tried.front().measured_s;
   for (const auto& t : tried) fastest = std::min(fastest, t.measured_s);

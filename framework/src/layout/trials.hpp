@@ -31,13 +31,15 @@ struct TriedLayout {
   double measured_s = 0;
 };
 
-// The smallest measured/predicted ratio of the layouts tried, the model's most flattering
-// error on them; none before two were measured (one ratio says nothing of the spread).
-std::optional<double> smallest_ratio(const std::vector<TriedLayout>& tried);
+// The most flattering measured/predicted ratio an untried layout may be given: the smallest of
+// those tried, divided by their spread (largest over smallest), since an untried layout may
+// err beyond the best seen by as much as the tried ones differ. None before two were measured
+// (one ratio says nothing of the spread).
+std::optional<double> optimistic_ratio(const std::vector<TriedLayout>& tried);
 
 // Whether a layout predicted to take `predicted` s a step may still beat those tried: yes
-// until two were measured, then only while its prediction scaled by their smallest ratio is
-// under the fastest measured step.
+// until two were measured, then only while its prediction at the optimistic ratio is under
+// the fastest measured step.
 bool may_beat_the_fastest(double predicted, const std::vector<TriedLayout>& tried);
 
 // A best layout as a runnable file: a comment naming it and its step, predicted and measured

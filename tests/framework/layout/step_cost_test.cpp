@@ -34,7 +34,8 @@ Rates flat_rates() {
   Rates r;
   r.gemm[Precision::fp32] = {{1.0, 1e11}};
   r.memory_bytes_per_s = 1e10;
-  r.accumulate_bytes_per_s = 2e9;
+  r.extra_pass_s_per_parameter[Precision::fp32] = 3e-9;
+  r.extra_pass_s_per_parameter[Precision::bf16] = 5e-9;
   r.cast_bytes_per_s = 1e9;
   r.link_bytes_per_s = 1e9;
   r.disk_bytes_per_s = 1e8;
@@ -67,23 +68,24 @@ TEST(StepCost, DdpComputesItsShareAndAllReducesTheGradients) {
   EXPECT_DOUBLE_EQ(c.offload, 0);
 }
 
-TEST(StepCost, EachMicroBatchAfterTheFirstAccumulatesTheGradientsInFp32) {
+TEST(StepCost, EachMicroBatchAfterTheFirstCostsItsCalibratedPassOverTheParameters) {
   EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2)).passes, 0);
-  // Three additions of the held gradients: two reads and a write of 4 bytes each.
-  EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2, 4)).passes, 3 * 12 * kParameters / 2e9);
+  // Three extra passes at 3 ns a parameter.
+  EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2, 4)).passes, 3 * 3e-9 * kParameters);
 }
 
-TEST(StepCost, Bf16CastsTheWeightsForEachForwardAndTheirGradientsBack) {
+TEST(StepCost, Bf16CastsTheWeightsAndTheirGradientsOnceAndAgainInEachRecompute) {
   Layout l = layout_of("ddp", 2, 2);
   l.precision = Precision::bf16;
   Rates rates = flat_rates();
   rates.gemm[Precision::bf16] = {{1.0, 1e11}};
-  // One accumulation, and per micro-batch two casts of 6 bytes (4 read, 2 written).
+  // One extra pass at bf16's rate, and the first pass's two casts of 6 bytes (4 read, 2
+  // written) a parameter.
   EXPECT_DOUBLE_EQ(cost_of(l, {2, false}, rates).passes,
-                   12 * kParameters / 2e9 + 2 * 2 * 6 * kParameters / 1e9);
-  l.checkpoint_layers = true;  // the recomputed forward casts again
+                   5e-9 * kParameters + 2 * 6 * kParameters / 1e9);
+  l.checkpoint_layers = true;  // each micro-batch's recomputed forward casts again
   EXPECT_DOUBLE_EQ(cost_of(l, {2, false}, rates).passes,
-                   12 * kParameters / 2e9 + 2 * 3 * 6 * kParameters / 1e9);
+                   5e-9 * kParameters + (2 + 2) * 6 * kParameters / 1e9);
 }
 
 TEST(StepCost, CheckpointingAddsOneForward) {

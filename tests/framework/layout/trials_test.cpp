@@ -26,7 +26,8 @@ std::vector<Candidate> three_candidates(const plugin_host::Registry& registry) {
   rates.gemm[Precision::fp32] = {{1.0, 1e10}};
   rates.gemm[Precision::bf16] = {{1.0, 2e10}};
   rates.memory_bytes_per_s = rates.link_bytes_per_s = 1e10;
-  rates.accumulate_bytes_per_s = rates.cast_bytes_per_s = 1e10;
+  rates.cast_bytes_per_s = 1e10;
+  for (Precision p : {Precision::fp32, Precision::bf16}) rates.extra_pass_s_per_parameter[p] = 1e-9;
   rates.disk_bytes_per_s = rates.host_bytes_per_s = 1e9;
   const Search search =
       search_layouts({kTinyGpt2, "trials.toml", {}, {2, false}, 1e12}, registry, rates);
@@ -109,16 +110,20 @@ TEST(Trials, RankCorrelationIsSpearmans) {
   EXPECT_TRUE(std::isnan(rank_correlation({4, 4}, {1, 2})));
 }
 
-TEST(Trials, ALayoutMayBeatTheFastestUnlessEvenTheBestErrorSeenLeavesItSlower) {
+TEST(Trials, ALayoutMayBeatTheFastestUnlessEvenTheOptimisticRatioLeavesItSlower) {
   EXPECT_TRUE(may_beat_the_fastest(100, {}));
   EXPECT_TRUE(may_beat_the_fastest(100, {{1, 3}}));  // one ratio says nothing of the spread
-  // Ratios 3 and 2 (the smaller), fastest 3 s: a prediction p may win while 2 p < 3.
+  EXPECT_FALSE(optimistic_ratio({{1, 3}}));
+  // Ratios 3 and 2: the smallest 2 over the spread 3 / 2 is 4 / 3; the fastest measured is 3 s,
+  // so a prediction p may win while 4 p / 3 < 3, p < 2.25.
   const std::vector<TriedLayout> tried{{1, 3}, {1.5, 3}};
-  EXPECT_TRUE(may_beat_the_fastest(1.49, tried));
-  EXPECT_FALSE(may_beat_the_fastest(1.5, tried));
-  EXPECT_FALSE(may_beat_the_fastest(4, tried));
-  EXPECT_FALSE(smallest_ratio({{1, 3}}));
-  EXPECT_DOUBLE_EQ(*smallest_ratio(tried), 2.0);
+  EXPECT_DOUBLE_EQ(*optimistic_ratio(tried), 4.0 / 3);
+  EXPECT_TRUE(may_beat_the_fastest(2.2, tried));
+  EXPECT_FALSE(may_beat_the_fastest(2.3, tried));
+  // Equal ratios leave no spread: only a prediction under the fastest's may win.
+  const std::vector<TriedLayout> even{{1, 2}, {2, 4}};
+  EXPECT_TRUE(may_beat_the_fastest(0.99, even));
+  EXPECT_FALSE(may_beat_the_fastest(1.0, even));
 }
 
 }  // namespace

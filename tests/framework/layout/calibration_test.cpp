@@ -1,0 +1,53 @@
+// layout::calibrate: the rates measured on this machine's CPU, and the ones a GPU plan on
+// paper derives from what is given.
+#include "layout/calibration.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace runner::layout {
+namespace {
+
+Calibration two_cpu_ranks() {
+  Calibration c;
+  c.devices = {2, false};
+  c.disk_folder = std::filesystem::temp_directory_path().string();
+  return c;
+}
+
+TEST(Calibration, AnExtraMicroBatchIsMeasuredAtEachCpuPrecision) {
+  const Rates rates = calibrate(two_cpu_ranks());
+  ASSERT_EQ(rates.extra_pass_s_per_parameter.size(), 2u);
+  for (const auto& [precision, seconds] : rates.extra_pass_s_per_parameter) {
+    EXPECT_TRUE(precision == Precision::fp32 || precision == Precision::bf16);
+    // Under 1 us a parameter: a pass over 16 M parameters takes milliseconds, not seconds. (Not
+    // above 0: on a loaded machine the one-pass step can take as long as the four-pass one.)
+    EXPECT_TRUE(std::isfinite(seconds)) << precision_name(precision);
+    EXPECT_GE(seconds, 0) << precision_name(precision);
+    EXPECT_LT(seconds, 1e-6) << precision_name(precision);
+  }
+  EXPECT_GT(rates.memory_bytes_per_s, 0);
+  EXPECT_GT(rates.cast_bytes_per_s, 0);
+}
+
+TEST(Calibration, AGpuOnPaperPassesOverItsGivenMemory) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a GPU to measure";
+  Calibration c = two_cpu_ranks();
+  c.devices = {8, true};
+  for (Precision p : {Precision::fp32, Precision::bf16, Precision::fp16}) c.given_flops[p] = 1e15;
+  c.given_link = 4.5e11;
+  c.given_memory = 3e12;
+  const Rates rates = calibrate(c);
+  // fp32: its gradients added, two reads and a write of 4 bytes; 16-bit: and the weights cast
+  // down and their gradients back, 6 bytes each.
+  EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::fp32), 12 / 3e12);
+  EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::bf16), 24 / 3e12);
+  EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::fp16), 24 / 3e12);
+  EXPECT_DOUBLE_EQ(rates.cast_bytes_per_s, 3e12);
+}
+
+}  // namespace
+}  // namespace runner::layout
