@@ -18,6 +18,9 @@
 #include <thread>
 #include <vector>
 
+#include "distributed/gloo_group.hpp"
+#include "layout/collective_rates.hpp"
+
 namespace runner::layout {
 namespace {
 
@@ -264,6 +267,20 @@ class ThreadsFor {
   int previous_;
 };
 
+// CPU ranks: Gloo's collectives measured between two ranks in this process; a given link, a
+// GPU's, one device's (no collectives) or a build without Gloo's stands for all of them.
+void set_collective_rates(const Calibration& c, Rates& rates) {
+  if (!c.devices.cuda && c.devices.count > 1 && !c.given_link && distributed::gloo_built()) {
+    const CollectiveRates measured = measure_gloo_collectives(kLinkBytes);
+    rates.all_reduce_bytes_per_s = measured.all_reduce;
+    rates.all_gather_bytes_per_s = measured.all_gather;
+    rates.reduce_scatter_bytes_per_s = measured.reduce_scatter;
+    return;
+  }
+  rates.all_reduce_bytes_per_s = rates.all_gather_bytes_per_s = rates.reduce_scatter_bytes_per_s =
+      rates.link_bytes_per_s;
+}
+
 void require_given(const Calibration& c) {
   std::string missing;
   for (Precision p : {Precision::fp32, Precision::bf16, Precision::fp16})
@@ -310,6 +327,7 @@ Rates calibrate(const Calibration& c) {
                                ? c.cpu_share * shared_by_ranks(c, [&] { return cast_rate(device); })
                                : rates.memory_bytes_per_s;
   rates.link_bytes_per_s = c.given_link ? *c.given_link : link_rate(c);
+  set_collective_rates(c, rates);
   rates.disk_bytes_per_s = disk_rate(c.disk_folder);
   // Without a GPU here, the given link stands for the host's too.
   rates.host_bytes_per_s = !c.devices.cuda ? rates.memory_bytes_per_s

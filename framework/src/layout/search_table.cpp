@@ -41,8 +41,12 @@ std::string rates_text(const Rates& rates) {
   for (const auto& [precision, seconds] : rates.extra_pass_s_per_parameter)
     text += fmt::format("extra micro-batch {} {:.2f} ns/param, ", precision_name(precision),
                         seconds * 1e9);
-  return text + fmt::format("link {:.2f} GB/s, disk {:.2f} GB/s ({})", rates.link_bytes_per_s / 1e9,
-                            rates.disk_bytes_per_s / 1e9, rates.source);
+  return text + fmt::format(
+                    "link {:.2f} GB/s (all-reduce {:.2f}, all-gather {:.2f}, reduce-scatter "
+                    "{:.2f}), disk {:.2f} GB/s ({})",
+                    rates.link_bytes_per_s / 1e9, rates.all_reduce_bytes_per_s / 1e9,
+                    rates.all_gather_bytes_per_s / 1e9, rates.reduce_scatter_bytes_per_s / 1e9,
+                    rates.disk_bytes_per_s / 1e9, rates.source);
 }
 
 std::string search_text(const Search& search, size_t top) {

@@ -78,27 +78,33 @@ double ring_part(double bytes, int ranks, double link) {
   return ranks > 1 ? bytes * (ranks - 1) / ranks / link : 0.0;
 }
 
-// The strategy's collectives and messages in one step, in seconds on the link.
-double communication(const StepInput& in, const Work& work, double replica_bytes, double link) {
+// The strategy's collectives and messages in one step, in seconds at each one's rate.
+double communication(const StepInput& in, const Work& work, double replica_bytes,
+                     const Rates& rates) {
   const Layout& l = in.layout;
   const int d = l.data_parallel;
   const double m = static_cast<double>(l.micro_batches);
   const double samples = static_cast<double>(in.batch_size) / d;
+  const double reduce = ring_part(replica_bytes, d, rates.all_reduce_bytes_per_s);
+  const double gather = ring_part(replica_bytes, d, rates.all_gather_bytes_per_s);
+  const double scatter = ring_part(replica_bytes, d, rates.reduce_scatter_bytes_per_s);
   double seconds = 0;
   if (l.strategy == "ddp" || l.strategy == "tensor" || l.strategy == "pipeline")
-    seconds += 2 * ring_part(replica_bytes, d, link);  // the gradients' all-reduce
-  if (l.strategy == "zero") {
-    if (l.zero_stage == 1) seconds += 2 * ring_part(replica_bytes, d, link);
-    if (l.zero_stage == 2) seconds += (m + 1) * ring_part(replica_bytes, d, link);
-    if (l.zero_stage == 3) seconds += 3 * m * ring_part(replica_bytes, d, link);
+    seconds += 2 * reduce;     // the gradients' all-reduce
+  if (l.strategy == "zero") {  // gradients scattered, updated weights (zero-3: each layer) gathered
+    if (l.zero_stage == 1) seconds += scatter + gather;
+    if (l.zero_stage == 2) seconds += m * scatter + gather;
+    if (l.zero_stage == 3) seconds += m * scatter + 2 * m * gather;
   }
   if (l.strategy == "tensor")  // two all-reduces of each layer's output in forward, two back
-    seconds +=
-        4 * 2 * ring_part(work.boundary_bytes * work.layer_count * samples, l.tensor_degree, link);
+    seconds += 4 * 2 *
+               ring_part(work.boundary_bytes * work.layer_count * samples, l.tensor_degree,
+                         rates.all_reduce_bytes_per_s);
   if (l.strategy == "pipeline")  // each boundary's activations forward, their gradients back
-    seconds += 2 * (l.pipeline_stages > 2 ? 2 : 1) * work.boundary_bytes * samples / link;
+    seconds += 2 * (l.pipeline_stages > 2 ? 2 : 1) * work.boundary_bytes * samples /
+               rates.link_bytes_per_s;
   if (l.strategy == "dp")  // the weights out to every device, the gradients back
-    seconds += 2 * replica_bytes * (d - 1) / link;
+    seconds += 2 * replica_bytes * (d - 1) / rates.link_bytes_per_s;
   return seconds;
 }
 
@@ -152,8 +158,7 @@ StepCost predict_step(const StepInput& in, const Rates& rates) {
       (kActivationPasses * work.held_bytes * samples + kOptimizerBytesPerParameter * stepped) /
       rates.memory_bytes_per_s;
   cost.recompute = l.checkpoint_layers ? forward : 0.0;
-  cost.communication =
-      exposed(in, communication(in, work, kFp32 * replica, rates.link_bytes_per_s), 2 * forward);
+  cost.communication = exposed(in, communication(in, work, kFp32 * replica, rates), 2 * forward);
   if (l.pipeline_stages > 1)
     cost.bubble = (l.pipeline_stages - 1) / static_cast<double>(l.micro_batches) *
                   (cost.compute + cost.memory + cost.recompute);

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "distributed/gloo_group.hpp"
+#include "layout/collective_rates.hpp"
+
 namespace runner::layout {
 namespace {
 
@@ -33,6 +36,24 @@ TEST(Calibration, AnExtraMicroBatchIsMeasuredAtEachCpuPrecision) {
   EXPECT_GT(rates.cast_bytes_per_s, 0);
 }
 
+TEST(Calibration, GloosCollectivesAreMeasuredBetweenTwoRanksHere) {
+  if (!distributed::gloo_built()) GTEST_SKIP() << "this build has no Gloo";
+  const CollectiveRates rates = measure_gloo_collectives(int64_t{8} << 20);
+  for (double rate : {rates.all_reduce, rates.all_gather, rates.reduce_scatter}) {
+    EXPECT_TRUE(std::isfinite(rate));
+    EXPECT_GT(rate, 0);
+  }
+}
+
+TEST(Calibration, AGivenLinkStandsForEveryCollective) {
+  Calibration c = two_cpu_ranks();
+  c.given_link = 1e9;
+  const Rates given = calibrate(c);
+  EXPECT_DOUBLE_EQ(given.all_reduce_bytes_per_s, 1e9);
+  EXPECT_DOUBLE_EQ(given.all_gather_bytes_per_s, 1e9);
+  EXPECT_DOUBLE_EQ(given.reduce_scatter_bytes_per_s, 1e9);
+}
+
 TEST(Calibration, AGpuOnPaperPassesOverItsGivenMemory) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a GPU to measure";
   Calibration c = two_cpu_ranks();
@@ -47,6 +68,7 @@ TEST(Calibration, AGpuOnPaperPassesOverItsGivenMemory) {
   EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::bf16), 24 / 3e12);
   EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::fp16), 24 / 3e12);
   EXPECT_DOUBLE_EQ(rates.cast_bytes_per_s, 3e12);
+  EXPECT_DOUBLE_EQ(rates.all_gather_bytes_per_s, 4.5e11);
 }
 
 }  // namespace

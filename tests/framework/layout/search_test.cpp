@@ -36,7 +36,8 @@ Rates flat_rates() {
   r.gemm[Precision::bf16] = {{1.0, 2e10}};
   r.memory_bytes_per_s = r.cast_bytes_per_s = 1e10;
   for (Precision p : {Precision::fp32, Precision::bf16}) r.extra_pass_s_per_parameter[p] = 1e-9;
-  r.link_bytes_per_s = 1e9;
+  r.link_bytes_per_s = r.all_reduce_bytes_per_s = r.all_gather_bytes_per_s =
+      r.reduce_scatter_bytes_per_s = 1e9;
   r.disk_bytes_per_s = 1e8;
   r.host_bytes_per_s = 1e9;
   return r;

@@ -37,7 +37,8 @@ Rates flat_rates() {
   r.extra_pass_s_per_parameter[Precision::fp32] = 3e-9;
   r.extra_pass_s_per_parameter[Precision::bf16] = 5e-9;
   r.cast_bytes_per_s = 1e9;
-  r.link_bytes_per_s = 1e9;
+  r.link_bytes_per_s = r.all_reduce_bytes_per_s = r.all_gather_bytes_per_s =
+      r.reduce_scatter_bytes_per_s = 1e9;
   r.disk_bytes_per_s = 1e8;
   r.host_bytes_per_s = 1e9;
   return r;
@@ -109,6 +110,24 @@ TEST(StepCost, ZeroTwoReduceScattersPerMicroBatchAndGathersOnce) {
   EXPECT_DOUBLE_EQ(cost_of(l).communication, (4 + 1) * (4 * kParameters * 0.5) / 1e9);
 }
 
+TEST(StepCost, EachCollectiveGoesAtItsOwnRate) {
+  Rates rates = flat_rates();
+  rates.all_reduce_bytes_per_s = 4e9;
+  rates.all_gather_bytes_per_s = 2e9;
+  rates.reduce_scatter_bytes_per_s = 5e8;
+  const double half = 4 * kParameters * 0.5;  // a ring's part of the fp32 gradients or weights
+  EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2, 2), {2, false}, rates).communication,
+                   2 * half / 4e9);
+  Layout zero = layout_of("zero", 2, 2);
+  zero.zero_stage = 1;
+  EXPECT_DOUBLE_EQ(cost_of(zero, {2, false}, rates).communication, half / 5e8 + half / 2e9);
+  zero.zero_stage = 2;
+  EXPECT_DOUBLE_EQ(cost_of(zero, {2, false}, rates).communication, 2 * half / 5e8 + half / 2e9);
+  zero.zero_stage = 3;  // each micro-batch gathers every layer twice and scatters once
+  EXPECT_DOUBLE_EQ(cost_of(zero, {2, false}, rates).communication,
+                   2 * half / 5e8 + 2 * 2 * half / 2e9);
+}
+
 TEST(StepCost, NvmeOffloadReadsAndWritesTheRanksState) {
   Layout l = layout_of("zero", 2);
   l.zero_stage = 3;
@@ -142,7 +161,7 @@ TEST(StepCost, TensorSplitsTheWorkAndAllReducesEachLayersOutputFourTimes) {
 
 TEST(StepCost, CudaOverlapsDdpsReductionWithBackwardButTheCpuDoesNot) {
   Rates slow = flat_rates();
-  slow.link_bytes_per_s = 1e6;
+  slow.all_reduce_bytes_per_s = 1e6;
   const double reduction = 2 * 4 * kParameters * 0.5 / 1e6;
   const double backward = 2 * (2 * kFlops * 4 / 1e11);
   EXPECT_DOUBLE_EQ(cost_of(layout_of("ddp", 2), {2, false}, slow).communication, reduction);

@@ -25,7 +25,8 @@ std::vector<Candidate> three_candidates(const plugin_host::Registry& registry) {
   Rates rates;
   rates.gemm[Precision::fp32] = {{1.0, 1e10}};
   rates.gemm[Precision::bf16] = {{1.0, 2e10}};
-  rates.memory_bytes_per_s = rates.link_bytes_per_s = 1e10;
+  rates.memory_bytes_per_s = rates.link_bytes_per_s = rates.all_reduce_bytes_per_s =
+      rates.all_gather_bytes_per_s = rates.reduce_scatter_bytes_per_s = 1e10;
   rates.cast_bytes_per_s = 1e10;
   for (Precision p : {Precision::fp32, Precision::bf16}) rates.extra_pass_s_per_parameter[p] = 1e-9;
   rates.disk_bytes_per_s = rates.host_bytes_per_s = 1e9;

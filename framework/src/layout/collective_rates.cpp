@@ -1,0 +1,85 @@
+// Two Gloo ranks in one process, connected through an in-process store, timing the collectives
+// the strategies use.
+#include "layout/collective_rates.hpp"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <runner/errors.hpp>
+#include <thread>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include "distributed/connect.hpp"
+
+namespace runner::layout {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename Call>
+double best_of_three(const Call& call) {
+  call();
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = Clock::now();
+    call();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return best;
+}
+
+// One rank's measurements; both ranks run the same calls in the same order.
+CollectiveRates measure_as_rank(int rank, const c10::intrusive_ptr<c10d::Store>& store,
+                                int64_t bytes) {
+  distributed::ConnectSpec spec;
+  spec.backend = "gloo";
+  spec.store = spec.beat_store = store;
+  spec.store_address = "runner plan's calibration";
+  spec.loopback = true;
+  spec.rank = rank;
+  spec.world_size = 2;
+  spec.timeout = std::chrono::milliseconds(60000);
+  const distributed::RankConnection connection = distributed::connect_ranks(spec);
+  Communicator& group = *connection.communicator;
+  const int64_t elements = bytes / 4;
+  torch::Tensor whole = torch::ones({2 * elements}), part = torch::ones({elements});
+  CollectiveRates rates;
+  // A ring all-reduce of n bytes moves 2 (2 - 1) / 2 n = n per rank; a gather or a scatter of
+  // a whole of 2 n bytes, (2 - 1) / 2 of it: n.
+  const double moved = static_cast<double>(elements) * 4;
+  rates.all_reduce = moved / best_of_three([&] { group.all_reduce_sum({part}); });
+  rates.all_gather = moved / best_of_three([&] { group.start_all_gather(whole, part)->wait(); });
+  rates.reduce_scatter =
+      moved / best_of_three([&] { group.start_reduce_scatter_sum(part, whole)->wait(); });
+  group.barrier();
+  return rates;
+}
+
+}  // namespace
+
+CollectiveRates measure_gloo_collectives(int64_t bytes) {
+  const c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::HashStore>();
+  CollectiveRates rates[2];
+  std::exception_ptr failed[2];
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      try {
+        at::set_num_threads(1);
+        rates[r] = measure_as_rank(r, store, bytes);
+      } catch (...) {
+        failed[r] = std::current_exception();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  for (const auto& f : failed)
+    if (f) std::rethrow_exception(f);
+  // The slower rank's: a collective ends for both when it ends for the later.
+  return {std::min(rates[0].all_reduce, rates[1].all_reduce),
+          std::min(rates[0].all_gather, rates[1].all_gather),
+          std::min(rates[0].reduce_scatter, rates[1].reduce_scatter)};
+}
+
+}  // namespace runner::layout
