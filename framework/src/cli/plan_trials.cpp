@@ -72,8 +72,7 @@ std::vector<std::optional<double>> run_best(const PlanOptions& options,
 
 void say_why_the_budget_stops(const layout::Candidate& next, size_t tried, size_t budget,
                               const std::vector<layout::TriedLayout>& measured) {
-  double fastest = measured.front().measured_s;
-  for (const auto& t : measured) fastest = std::min(fastest, t.measured_s);
+  const double fastest = layout::fastest_measured(measured);
   const double ratio = *layout::optimistic_ratio(measured);
   std::cout << fmt::format(
       "\nstopping after {} of at most {} runs: the next, {}, is predicted {:.3g} s; at the "

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "distributed/gloo_group.hpp"
+#include "layout/best_seconds.hpp"
 #include "layout/collective_rates.hpp"
 
 namespace runner::layout {
@@ -41,21 +42,6 @@ constexpr int64_t kProbeRows = 64;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The best of three timed calls after one to warm up; `sync` waits for the device.
-template <typename Call, typename Sync>
-double best_seconds(const Call& call, const Sync& sync) {
-  call();
-  sync();
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    const auto start = Clock::now();
-    call();
-    sync();
-    best = std::min(best, seconds_since(start));
-  }
-  return best;
 }
 
 torch::ScalarType dtype_of(Precision precision) {

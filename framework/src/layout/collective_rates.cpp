@@ -12,23 +12,10 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include "distributed/connect.hpp"
+#include "layout/best_seconds.hpp"
 
 namespace runner::layout {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-template <typename Call>
-double best_of_three(const Call& call) {
-  call();
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    const auto start = Clock::now();
-    call();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return best;
-}
 
 // One rank's measurements; both ranks run the same calls in the same order.
 CollectiveRates measure_as_rank(int rank, const c10::intrusive_ptr<c10d::Store>& store,
@@ -49,10 +36,12 @@ CollectiveRates measure_as_rank(int rank, const c10::intrusive_ptr<c10d::Store>&
   // A ring all-reduce of n bytes moves 2 (2 - 1) / 2 n = n per rank; a gather or a scatter of
   // a whole of 2 n bytes, (2 - 1) / 2 of it: n.
   const double moved = static_cast<double>(elements) * 4;
-  rates.all_reduce = moved / best_of_three([&] { group.all_reduce_sum({part}); });
-  rates.all_gather = moved / best_of_three([&] { group.start_all_gather(whole, part)->wait(); });
+  auto no_sync = [] {};  // a CPU collective has ended when its call returns
+  rates.all_reduce = moved / best_seconds([&] { group.all_reduce_sum({part}); }, no_sync);
+  rates.all_gather =
+      moved / best_seconds([&] { group.start_all_gather(whole, part)->wait(); }, no_sync);
   rates.reduce_scatter =
-      moved / best_of_three([&] { group.start_reduce_scatter_sum(part, whole)->wait(); });
+      moved / best_seconds([&] { group.start_reduce_scatter_sum(part, whole)->wait(); }, no_sync);
   group.barrier();
   return rates;
 }

@@ -114,12 +114,16 @@ std::optional<double> optimistic_ratio(const std::vector<TriedLayout>& tried) {
   return smallest / (largest / smallest);
 }
 
-bool may_beat_the_fastest(double predicted, const std::vector<TriedLayout>& tried) {
-  const std::optional<double> ratio = optimistic_ratio(tried);
-  if (!ratio) return true;
+double fastest_measured(const std::vector<TriedLayout>& tried) {
+  RUNNER_CHECK(!tried.empty(), "no layout tried");
   double fastest = tried.front().measured_s;
   for (const auto& t : tried) fastest = std::min(fastest, t.measured_s);
-  return predicted * *ratio < fastest;
+  return fastest;
+}
+
+bool may_beat_the_fastest(double predicted, const std::vector<TriedLayout>& tried) {
+  const std::optional<double> ratio = optimistic_ratio(tried);
+  return !ratio || predicted * *ratio < fastest_measured(tried);
 }
 
 std::string layout_file(const Candidate& best, const std::string& experiment_file,

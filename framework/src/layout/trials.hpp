@@ -37,6 +37,9 @@ struct TriedLayout {
 // (one ratio says nothing of the spread).
 std::optional<double> optimistic_ratio(const std::vector<TriedLayout>& tried);
 
+// The fastest measured step of those tried (at least one).
+double fastest_measured(const std::vector<TriedLayout>& tried);
+
 // Whether a layout predicted to take `predicted` s a step may still beat those tried: yes
 // until two were measured, then only while its prediction at the optimistic ratio is under
 // the fastest measured step.

@@ -26,10 +26,9 @@ TEST(Calibration, AnExtraMicroBatchIsMeasuredAtEachCpuPrecision) {
   ASSERT_EQ(rates.extra_pass_s_per_parameter.size(), 2u);
   for (const auto& [precision, seconds] : rates.extra_pass_s_per_parameter) {
     EXPECT_TRUE(precision == Precision::fp32 || precision == Precision::bf16);
-    // Under 1 us a parameter: a pass over 16 M parameters takes milliseconds, not seconds. (Not
-    // above 0: on a loaded machine the one-pass step can take as long as the four-pass one.)
+    // Under 1 us a parameter: a pass over 16 M parameters takes milliseconds, not seconds. (No
+    // lower bound: on a loaded machine the one-pass step can take as long as the four-pass one.)
     EXPECT_TRUE(std::isfinite(seconds)) << precision_name(precision);
-    EXPECT_GE(seconds, 0) << precision_name(precision);
     EXPECT_LT(seconds, 1e-6) << precision_name(precision);
   }
   EXPECT_GT(rates.memory_bytes_per_s, 0);

@@ -119,6 +119,7 @@ TEST(Trials, ALayoutMayBeatTheFastestUnlessEvenTheOptimisticRatioLeavesItSlower)
   // so a prediction p may win while 4 p / 3 < 3, p < 2.25.
   const std::vector<TriedLayout> tried{{1, 3}, {1.5, 3}};
   EXPECT_DOUBLE_EQ(*optimistic_ratio(tried), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(fastest_measured({{1, 5}, {2, 3}, {3, 4}}), 3.0);
   EXPECT_TRUE(may_beat_the_fastest(2.2, tried));
   EXPECT_FALSE(may_beat_the_fastest(2.3, tried));
   // Equal ratios leave no spread: only a prediction under the fastest's may win.
