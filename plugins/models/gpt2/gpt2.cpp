@@ -10,11 +10,10 @@
 #include "ends.hpp"
 #include "init.hpp"
 #include "memory.hpp"
+#include "next_token_loss.hpp"
 
 namespace gpt2 {
 namespace {
-
-namespace F = torch::nn::functional;
 
 torch::nn::Embedding normal_embedding(int64_t count, int64_t hidden) {
   torch::nn::Embedding embedding(count, hidden);
@@ -68,9 +67,7 @@ torch::Tensor Gpt2::forward(const torch::Tensor& tokens) {
 }
 
 torch::Tensor Gpt2::loss(const torch::Tensor& logits, const torch::Tensor& targets) {
-  torch::Tensor predictions = logits.slice(1, 0, -1).reshape({-1, logits.size(2)});  // (B*(T-1), V)
-  torch::Tensor next_tokens = targets.slice(1, 1).reshape({-1});                     // (B*(T-1))
-  return F::cross_entropy(predictions, next_tokens);
+  return next_token_cross_entropy(logits, targets);
 }
 
 double Gpt2::forward_flops_per_sample() const {

@@ -99,8 +99,8 @@ std::vector<runner::LayerSplit> layer_splits(const Gpt2Options& options, int64_t
 }
 
 double loss_bytes(const Shape& shape, int64_t tokens) {
-  // The log-softmax of positions 0..T-2, fp32 under autocast too (kept by the loss).
-  return 4 * static_cast<double>(tokens - 1) * static_cast<double>(shape.vocab_size);
+  // The log-softmax of every position, fp32 under autocast too (kept by the loss).
+  return 4 * static_cast<double>(tokens) * static_cast<double>(shape.vocab_size);
 }
 
 }  // namespace gpt2

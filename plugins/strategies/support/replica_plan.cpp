@@ -33,9 +33,10 @@ double per_sample_train(const ModelEstimate& model, bool checkpoint) {
 
 // Bytes per sample at an evaluation forward's peak (no gradients): a layer's input while it
 // holds what its forward makes (held_bytes, the most it can make), or at the end the output
-// and the loss twice. A model without layers: its whole forward's held bytes.
+// and what the loss makes from it (its log-probabilities; no gradient beside them). A model
+// without layers: its whole forward's held bytes and the loss's.
 double per_sample_test(const ModelEstimate& model) {
-  const double loss = 2 * model.loss_bytes;
+  const double loss = model.loss_bytes;
   if (model.layers.empty()) return model.held_bytes + loss;
   double peak = 0, input = 0;
   for (const auto& layer : model.layers) {

@@ -36,10 +36,11 @@ TEST(Estimate, MeasuresABuiltModelWhenItHasNoEstimator) {
   EXPECT_DOUBLE_EQ(rank.gradients, 80);
   EXPECT_DOUBLE_EQ(rank.optimizer_state, 0);  // plain SGD keeps nothing
   // The probe's forward holds its (4) float logits per sample: 16 bytes. Training holds them
-  // and the loss's twice for 32 samples; a test batch of 1000 holds as much per sample.
+  // and the loss's twice (its log-probabilities and their gradient) for 32 samples; a test
+  // batch of 1000 holds the logits and the log-probabilities, more in all.
   EXPECT_DOUBLE_EQ(e.model.held_bytes, 16);
   EXPECT_EQ(e.plan.micro_batch_size, 32);
-  EXPECT_DOUBLE_EQ(rank.activations, (16 + 2 * e.model.loss_bytes) * 1000);
+  EXPECT_DOUBLE_EQ(rank.activations, (16 + e.model.loss_bytes) * 1000);
 }
 
 TEST(Estimate, UsesTheModelsEstimatorAndNeverBuildsIt) {

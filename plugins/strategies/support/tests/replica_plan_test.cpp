@@ -39,7 +39,7 @@ TEST(ReplicaPlan, TrainingWithLargeLogitsPeaksAtTheLoss) {
 // Evaluation holds no activations for backward, but a layer's input stays while the layer
 // makes its own: with many samples per evaluation step, that is the peak.
 TEST(ReplicaPlan, EvaluationPeaksAtTheLayerWhoseInputAndMakingsAreLargest) {
-  // Layer 1: 0 + 300; layer 2: 100 + 120; layer 3: 40 + 8; the end: 4 + 2.
+  // Layer 1: 0 + 300; layer 2: 100 + 120; layer 3: 40 + 8; the end: 4 + 1.
   EXPECT_DOUBLE_EQ(activation_bytes(conv_net(64, 1000), 64), 300 * 1000.0);
   PlanInput wide_second = conv_net(64, 1000);
   wide_second.model.layers[1].held_bytes = 250;
@@ -50,7 +50,8 @@ TEST(ReplicaPlan, EvaluationOfLargeLogitsPeaksAtTheLoss) {
   PlanInput language_model = conv_net(1, 1000);
   language_model.model.layers.back() = layer(500, 500);
   language_model.model.loss_bytes = 400;
-  EXPECT_DOUBLE_EQ(activation_bytes(language_model, 1), (500 + 2 * 400) * 1000.0);
+  // The logits and their log-probabilities, for each of the 1000 test samples.
+  EXPECT_DOUBLE_EQ(activation_bytes(language_model, 1), (500 + 400) * 1000.0);
 }
 
 TEST(ReplicaPlan, AModelWithoutLayersEvaluatesWithItsWholeForward) {
@@ -58,7 +59,7 @@ TEST(ReplicaPlan, AModelWithoutLayersEvaluatesWithItsWholeForward) {
   input.model.held_bytes = 50;
   input.model.loss_bytes = 1;
   input.test_batch_size = 100;
-  EXPECT_DOUBLE_EQ(activation_bytes(input, 4), (50 + 2) * 100.0);
+  EXPECT_DOUBLE_EQ(activation_bytes(input, 4), (50 + 1) * 100.0);
 }
 
 }  // namespace
