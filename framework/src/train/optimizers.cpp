@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "train/fused_adamw.hpp"
+
 namespace runner::train {
 namespace {
 
@@ -35,8 +37,7 @@ OptimizerFactory adam(const Options& o, bool decoupled) {
   return [=](std::vector<torch::Tensor> params) -> std::unique_ptr<torch::optim::Optimizer> {
     if (decoupled) {
       auto options = torch::optim::AdamWOptions(lr).betas({betas.first, betas.second}).eps(eps);
-      return std::make_unique<torch::optim::AdamW>(std::move(params),
-                                                   options.weight_decay(weight_decay));
+      return std::make_unique<FusedAdamW>(std::move(params), options.weight_decay(weight_decay));
     }
     auto options = torch::optim::AdamOptions(lr).betas({betas.first, betas.second}).eps(eps);
     return std::make_unique<torch::optim::Adam>(std::move(params),
