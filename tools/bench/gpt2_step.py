@@ -13,12 +13,15 @@ block in backward (torch.utils.checkpoint) and --compile runs the model through 
   python3 tools/bench/gpt2_step.py --tokens 256 [--batch 4] [--steps 6] [--threads 2]
       [--precision fp32|bf16] [--preset small|medium|...] [--device cpu|cuda] [--checkpoint]
       [--compile] [--peak-tflops T]
-Prints one line per step ("step 3 8.123 s"), the median of the steps after the first, and the
-TFLOPS of that median (6 x parameters x tokens per step, 8 x with --checkpoint, as runner counts
-them), with MFU when --peak-tflops is given.
+Prints one line per step ("step 3 8.123 s"), the median of the steps after the first, OpenBLAS's
+kernels (as runner's results record them: environment/blas_kernels), and the TFLOPS of that
+median (6 x parameters x tokens per step, 8 x with --checkpoint, as runner counts them), with
+MFU when --peak-tflops is given.
 """
 import argparse
+import ctypes
 import math
+import os
 import statistics
 import time
 
@@ -87,6 +90,19 @@ class Gpt2(nn.Module):
         return F.linear(self.ln_f(x), self.wte.weight)
 
 
+def openblas_kernels():
+    """openblas_get_corename() of the OpenBLAS that torch multiplies with ("SkylakeX",
+    "Prescott"); "" where its BLAS is another."""
+    for name in ("libblas.so.3", "libopenblas.so.0"):
+        try:
+            core_name = ctypes.CDLL(name, mode=os.RTLD_NOLOAD).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        core_name.restype = ctypes.c_char_p
+        return core_name().decode()
+    return ""
+
+
 def parameter_count(model):
     return sum(p.numel() for p in model.parameters())  # the tied head counted once
 
@@ -127,6 +143,7 @@ def main():
         print(f"step {step} {times[-1]:.3f} s", flush=True)
     median = statistics.median(times[1:])
     print(f"median {median:.3f} s")
+    print(f"blas_kernels {openblas_kernels()}")
     passes = 8 if args.checkpoint else 6
     tflops = passes * parameter_count(model) * args.batch * args.tokens / median / 1e12
     mfu = f"   MFU {100 * tflops / args.peak_tflops:.1f}%" if args.peak_tflops > 0 else ""
