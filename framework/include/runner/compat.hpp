@@ -4,6 +4,7 @@
 
 #include <ATen/autocast_mode.h>
 #include <c10/core/Allocator.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -133,9 +134,18 @@ inline torch::Tensor causal_self_attention(const torch::Tensor& q, const torch::
                                            const torch::Tensor& v, double dropout_p,
                                            bool training) {
 #if RUNNER_TORCH_AT_LEAST(2, 0)
-  // Fused kernels (flash, memory-efficient) where the device has them.
-  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, training ? dropout_p : 0.0,
-                                          /*is_causal=*/true);
+  // Fused kernels (flash, memory-efficient) where the device has them. On the CPU, LibTorch
+  // 2.x's fused kernel is 6-8x slower in bf16 than in float (tools/bench/README.md, "bf16
+  // attention in float"): reduced-precision inputs are attended in float, which is also the
+  // more exact, outside autocast (it would cast them back), and the output cast back.
+  const double p = training ? dropout_p : 0.0;
+  if (q.device().is_cpu() && (q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf)) {
+    c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCPU);
+    return at::scaled_dot_product_attention(q.to(at::kFloat), k.to(at::kFloat), v.to(at::kFloat),
+                                            /*attn_mask=*/{}, p, /*is_causal=*/true)
+        .to(q.scalar_type());
+  }
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, p, /*is_causal=*/true);
 #else
   const int64_t steps = q.size(-2);
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));

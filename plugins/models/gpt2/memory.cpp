@@ -26,6 +26,10 @@ namespace {
 // LibTorch 2.x's fused attention (compat::causal_self_attention, without dropout: with it the
 // CPU takes the unfused path) keeps no softmax: in its place 2 fp32 values per head and token,
 // the rows' log-sum-exp among them (measured: 8H bytes per token in fp32 and in bf16, split).
+// In bf16 it attends in float on the CPU: it keeps float copies of q, k and v (12C) in place
+// of the bf16 ones (6C), and its float output (4C) beside c_proj's bf16 copy (the heads' 2C):
+// 46C + 8H bytes, of which 34C + 8H split. The estimate knows no device: on a GPU, where bf16
+// attends in bf16, a block holds 10C less than this.
 struct BlockBytes {
   double held = 0;
   double split = 0;
@@ -37,7 +41,7 @@ BlockBytes block_bytes(const Shape& s, int64_t tokens, bool dropout, bool bf16) 
 #if RUNNER_TORCH_AT_LEAST(2, 0)
   if (!dropout) {
     const double row_statistics = 8 * static_cast<double>(s.heads);
-    if (bf16) return {36 * c + row_statistics, 24 * c + row_statistics};
+    if (bf16) return {46 * c + row_statistics, 34 * c + row_statistics};
     return {4 * 16 * c + row_statistics, 4 * 12 * c + row_statistics};
   }
 #endif

@@ -89,4 +89,48 @@ TEST(CausalSelfAttention, DropoutAppliesOnlyWhileTraining) {
   EXPECT_FALSE(torch::allclose(trained, expected, 1e-3, 1e-3));
 }
 
+// bf16 attention, within bf16's rounding of the exact one, in bf16 out and back, with and
+// without autocast.
+TEST(CausalSelfAttention, Bf16InputsGiveBf16OutputsAndGradientsNearTheExactOnes) {
+  Qkv x = random_qkv();
+  std::vector<torch::Tensor> exact{x.q.requires_grad_(), x.k.requires_grad_(),
+                                   x.v.requires_grad_()};
+  std::vector<torch::Tensor> bf16;
+  for (const auto& t : exact) bf16.push_back(t.detach().to(torch::kBFloat16).requires_grad_());
+  torch::Tensor weights = torch::randn_like(x.q);
+  auto expected_grads =
+      torch::autograd::grad({(reference_attention(x.q, x.k, x.v) * weights).sum()}, exact);
+  torch::Tensor expected = reference_attention(x.q, x.k, x.v).detach();
+  for (bool autocast : {false, true}) {
+    runner::compat::AutocastScope scope(torch::kCPU, {autocast, torch::kBFloat16});
+    torch::Tensor out = runner::compat::causal_self_attention(bf16[0], bf16[1], bf16[2], 0.0, true);
+    ASSERT_EQ(out.scalar_type(), torch::kBFloat16) << "autocast " << autocast;
+    EXPECT_TRUE(torch::allclose(out.to(torch::kFloat64), expected, 2e-2, 2e-2));
+    auto grads = torch::autograd::grad({(out.to(torch::kFloat64) * weights).sum()}, bf16);
+    for (size_t i = 0; i < grads.size(); ++i) {
+      ASSERT_EQ(grads[i].scalar_type(), torch::kBFloat16) << "input " << i;
+      EXPECT_TRUE(torch::allclose(grads[i].to(torch::kFloat64), expected_grads[i], 5e-2, 5e-2))
+          << "input " << i << ", autocast " << autocast;
+    }
+  }
+}
+
+// LibTorch 2.x's CPU kernel is several times slower in bf16 than in float: bf16 inputs are
+// attended in float, autocast or not (autocast would cast them back to bf16 first).
+TEST(CausalSelfAttention, Bf16InputsOnTheCpuAreAttendedInFloat) {
+#if !RUNNER_TORCH_AT_LEAST(2, 0)
+  GTEST_SKIP() << "LibTorch 1.13 attends through its matmuls, in the inputs' type";
+#endif
+  Qkv x = random_qkv();
+  torch::Tensor q = x.q.to(torch::kBFloat16), k = x.k.to(torch::kBFloat16),
+                v = x.v.to(torch::kBFloat16);
+  torch::Tensor in_float = runner::compat::causal_self_attention(
+      q.to(torch::kFloat), k.to(torch::kFloat), v.to(torch::kFloat), 0.0, false);
+  for (bool autocast : {false, true}) {
+    runner::compat::AutocastScope scope(torch::kCPU, {autocast, torch::kBFloat16});
+    torch::Tensor out = runner::compat::causal_self_attention(q, k, v, 0.0, false);
+    EXPECT_TRUE(torch::equal(out, in_float.to(torch::kBFloat16))) << "autocast " << autocast;
+  }
+}
+
 }  // namespace
