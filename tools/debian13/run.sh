@@ -10,8 +10,9 @@
 #     test   (the default) setup, then every test, as the README's command runs them
 #     check  what CI runs (the whole suite here takes longer than CI's budget on 2 cores): the
 #            runner and every plugin, so every CUDA translation unit and .cu file; the tests of
-#            runner/compat.hpp's two 2.x branches (the optimizer state's key in strategy
-#            support's checkpoints, the store server in distributed); and the fixture plugin
+#            runner/compat.hpp's 2.x branches (the optimizer state's key in strategy
+#            support's checkpoints, the store server in distributed, the fused attention and
+#            its bf16-in-float path on the CPU in gpt2's); and the fixture plugin
 #            cross_check.sh loads
 #     build  setup only
 #     packages  the root and its packages, no build (CI makes them while it builds for Debian 12)
@@ -35,7 +36,7 @@ action=${1:-test}
 
 root=$here/.debian13/$variant
 copy=/src/runner
-check_tests=(strategy_support_test distributed_test)
+check_tests=(strategy_support_test distributed_test gpt2_model_test)
 
 mirror() {
   local uri
