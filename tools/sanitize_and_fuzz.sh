@@ -29,9 +29,10 @@ done
 if ((${#missing[@]})); then
   sudo_cmd=()
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
-    "${missing[@]}"
+  # The lock tools/setup.sh and tools/debian13/run.sh queue on (apt's lists lock does not wait).
+  "${sudo_cmd[@]}" flock /var/lock/runner-apt.lock apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" flock /var/lock/runner-apt.lock \
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 suites=(config_test results_test report_test ranks_test)

@@ -64,9 +64,12 @@ for p in "${packages[@]}"; do
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  # Waits for another apt (CI makes a Debian 13 root beside this) instead of failing on its lock.
-  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+  # CI makes a Debian 13 root beside this, whose script may install debootstrap meanwhile:
+  # apt's lists lock fails at once where its dpkg lock can wait, so both scripts queue on
+  # /var/lock/runner-apt.lock first.
+  "${sudo_cmd[@]}" flock /var/lock/runner-apt.lock apt-get -o DPkg::Lock::Timeout=600 update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" flock /var/lock/runner-apt.lock \
+    apt-get -o DPkg::Lock::Timeout=600 install -y -q \
     --no-install-recommends "${missing[@]}"
 fi
 if [[ $libtorch == cuda && ${RUNNER_CUDNN:-} == stand-in ]]; then

@@ -47,10 +47,12 @@ mirror() {
 
 make_root() {
   [[ -e $root/.runner-root ]] && return
-  # CI runs this beside tools/setup.sh: wait for the other's apt rather than fail on its lock.
+  # CI runs this beside tools/setup.sh: both queue on one lock (apt's own lists lock does not
+  # wait, see tools/setup.sh).
   if ! command -v debootstrap > /dev/null; then
-    apt-get -o DPkg::Lock::Timeout=600 update -q
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q debootstrap
+    flock /var/lock/runner-apt.lock apt-get -o DPkg::Lock::Timeout=600 update -q
+    DEBIAN_FRONTEND=noninteractive flock /var/lock/runner-apt.lock \
+      apt-get -o DPkg::Lock::Timeout=600 install -y -q debootstrap
   fi
   rm -rf "$root"
   mkdir -p "$root"
