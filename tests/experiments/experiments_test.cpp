@@ -50,8 +50,7 @@ struct BriefRun {
 
 // Two training steps of one epoch, results in a scratch file; `data` points it at local data.
 BriefRun run_briefly(const std::string& file, const std::string& data) {
-  const std::string results =
-      scratch_dir("exp_" + std::to_string(getpid()) + "_" + file) + "/r.h5";
+  const std::string results = scratch_dir("exp_" + std::to_string(getpid()) + "_" + file) + "/r.h5";
   return {run_runner(kExperiments + file + " -q --set train.epochs=1" +
                      " --set train.max_steps_per_epoch=" + std::to_string(kBriefSteps) +
                      " --set experiment.results=" + results + " " + data),
@@ -92,14 +91,12 @@ TEST_P(MnistExperiment, RunsOnFashionMnist) {
 }
 
 // Runs: the product of the sweep's lists, or their length in zip mode.
-INSTANTIATE_TEST_SUITE_P(Files, MnistExperiment,
-                         ::testing::Values(Brief{"quickstart.toml", 1},
-                                           Brief{"mnist_lenet.toml", 1},
-                                           Brief{"mnist_lenet_augmented.toml", 1},
-                                           Brief{"mnist_num_workers_sweep.toml", 4},
-                                           Brief{"conv_depth.toml", 2},
-                                           Brief{"fused_conv_relu_vs_builtin.toml", 6},
-                                           Brief{"lenet_gelu.toml", 4}));
+INSTANTIATE_TEST_SUITE_P(
+    Files, MnistExperiment,
+    ::testing::Values(Brief{"quickstart.toml", 1}, Brief{"mnist_lenet.toml", 1},
+                      Brief{"mnist_lenet_augmented.toml", 1},
+                      Brief{"mnist_num_workers_sweep.toml", 4}, Brief{"conv_depth.toml", 2},
+                      Brief{"fused_conv_relu_vs_builtin.toml", 6}, Brief{"lenet_gelu.toml", 4}));
 
 TEST(Experiments, LenetPoolsWithTheMaxPool2dOpByName) {
   if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
@@ -164,8 +161,8 @@ TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
 std::vector<results::RunRecord> runs_of_brief(const std::string& file) {
   const std::string dir = scratch_dir("dist_" + std::to_string(getpid()) + "_" + file);
   const Output o = run_runner(kExperiments + file + " --set train.epochs=1" +
-                              " --set train.max_steps_per_epoch=2 --set experiment.results=" +
-                              dir + "/r.h5 " + kOnFashionMnist);
+                              " --set train.max_steps_per_epoch=2 --set experiment.results=" + dir +
+                              "/r.h5 " + kOnFashionMnist);
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("results: "), std::string::npos) << "the table is printed\n" << o.out;
   return results::read_runs(dir + "/r.h5");

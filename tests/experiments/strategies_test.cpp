@@ -26,8 +26,9 @@ TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
   const Output o = run_runner("--dry-run " + kExperiments + "gpt2_small_strategies.toml");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(plans_in(o.out), 7u) << o.out;
-  for (const char* run : {"strategy=ddp", "strategy=zero(stage=1)", "strategy=zero(stage=3)",
-                          "strategy=tensor(degree=2)", "strategy=pipeline(schedule=1f1b, stages=2)"})
+  for (const char* run :
+       {"strategy=ddp", "strategy=zero(stage=1)", "strategy=zero(stage=3)",
+        "strategy=tensor(degree=2)", "strategy=pipeline(schedule=1f1b, stages=2)"})
     EXPECT_NE(o.out.find(run), std::string::npos) << run << " in\n" << o.out;
 }
 

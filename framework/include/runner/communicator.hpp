@@ -23,8 +23,8 @@ class PendingCollective {
 class Communicator {
  public:
   virtual ~Communicator() = default;
-  virtual int rank() const = 0;        // in this group
-  virtual int world_size() const = 0;  // of this group
+  virtual int rank() const = 0;             // in this group
+  virtual int world_size() const = 0;       // of this group
   virtual std::string backend() const = 0;  // "gloo", "nccl", or "none" for one rank
 
   // In place on every rank. Tensors are contiguous, on the run's device; Gloo takes CPU and

@@ -17,7 +17,7 @@
 
 // True when the LibTorch being compiled against is MAJOR.MINOR or newer.
 #define RUNNER_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) ||          \
+  (TORCH_VERSION_MAJOR > (major) ||         \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace runner::compat {

@@ -40,8 +40,8 @@ inline CpuCapability asked_or(CpuCapability supported, CpuCapability otherwise) 
   const char* env = std::getenv("ATEN_CPU_CAPABILITY");
   if (env == nullptr) return otherwise;
   const std::string asked(env);
-  CpuCapability wanted = asked == "avx512"  ? CpuCapability::AVX512
-                         : asked == "avx2" ? CpuCapability::AVX2
+  CpuCapability wanted = asked == "avx512"    ? CpuCapability::AVX512
+                         : asked == "avx2"    ? CpuCapability::AVX2
                          : asked == "default" ? CpuCapability::DEFAULT
                                               : supported;
   return wanted < supported ? wanted : supported;

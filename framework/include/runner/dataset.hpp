@@ -29,8 +29,8 @@ struct Batch {
 };
 
 struct DatasetInfo {
-  std::vector<int64_t> sample_shape;  // e.g. {1, 28, 28}, or {T} for token sequences
-  int64_t num_classes = 0;            // classes, or the vocabulary size for language modeling
+  std::vector<int64_t> sample_shape;     // e.g. {1, 28, 28}, or {T} for token sequences
+  int64_t num_classes = 0;               // classes, or the vocabulary size for language modeling
   std::vector<std::string> class_names;  // num_classes names, or empty
   Task task = Task::classification;
 };

@@ -56,9 +56,9 @@ struct RunSkipped : Error {
 }  // namespace runner
 
 // Internal invariant: a failure here is a bug in runner or a plugin, reported with its place.
-#define RUNNER_CHECK(cond, msg)                                                              \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      throw ::runner::RunError(std::string("internal check failed at ") + __FILE__ + ":" +   \
-                               std::to_string(__LINE__) + ": " #cond ": " + (msg));          \
+#define RUNNER_CHECK(cond, msg)                                                            \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      throw ::runner::RunError(std::string("internal check failed at ") + __FILE__ + ":" + \
+                               std::to_string(__LINE__) + ": " #cond ": " + (msg));        \
   } while (0)

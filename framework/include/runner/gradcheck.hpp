@@ -66,8 +66,7 @@ inline GradcheckResult gradcheck(const TensorFunction& f, const std::vector<torc
                                  const GradcheckOptions& options = {}) {
   std::vector<torch::Tensor> x;
   for (const auto& t : inputs)
-    x.push_back(detail::differentiable(t) ? t.detach().to(torch::kDouble).contiguous().clone()
-                                          : t);
+    x.push_back(detail::differentiable(t) ? t.detach().to(torch::kDouble).contiguous().clone() : t);
   torch::Tensor shape_of_output;
   {
     torch::NoGradGuard no_grad;
@@ -76,8 +75,8 @@ inline GradcheckResult gradcheck(const TensorFunction& f, const std::vector<torc
   torch::Generator generator = at::detail::createCPUGenerator(options.seed);
   GradcheckResult result;
   for (int d = 0; d < options.directions; ++d) {
-    torch::Tensor v = at::randn(shape_of_output.sizes(), generator, torch::kDouble)
-                          .to(shape_of_output.device());
+    torch::Tensor v =
+        at::randn(shape_of_output.sizes(), generator, torch::kDouble).to(shape_of_output.device());
     std::vector<torch::Tensor> grads = detail::autograd_gradients(f, x, v);
     size_t g = 0;
     for (size_t i = 0; i < x.size(); ++i) {

@@ -26,10 +26,10 @@ struct ModelContext {
 // One layer of a model's estimate (see Model::layers()). Bytes per sample, at the precision
 // the estimate was asked for (ModelContext::precision).
 struct LayerEstimate {
-  int64_t parameters = 0;         // the parameters the layer owns
-  double held_bytes = 0;          // what its forward leaves held for backward, output included
-  double output_bytes = 0;        // its output alone: what a checkpointed next layer keeps
-  double forward_flops = 0;       // per sample, as Layer::forward_flops_per_sample; 0: unknown
+  int64_t parameters = 0;    // the parameters the layer owns
+  double held_bytes = 0;     // what its forward leaves held for backward, output included
+  double output_bytes = 0;   // its output alone: what a checkpointed next layer keeps
+  double forward_flops = 0;  // per sample, as Layer::forward_flops_per_sample; 0: unknown
   // Parameters it reads that the layer at index tied_owner owns (Layer::tied_parameters()): a
   // pipeline stage without the owner keeps a copy.
   int64_t tied_parameters = 0;

@@ -55,16 +55,15 @@ inline std::string outputs_problem(const torch::Tensor& outputs, const torch::Te
                                    const DatasetInfo& data) {
   const int64_t n = inputs.size(0);
   const bool language = data.task == Task::language_modeling;
-  const bool fits = language ? outputs.dim() == 3 && outputs.size(0) == n &&
-                                   outputs.size(1) == inputs.size(1) &&
-                                   outputs.size(2) >= data.num_classes
-                             : outputs.dim() == 2 && outputs.size(0) == n &&
-                                   outputs.size(1) == data.num_classes;
+  const bool fits =
+      language ? outputs.dim() == 3 && outputs.size(0) == n && outputs.size(1) == inputs.size(1) &&
+                     outputs.size(2) >= data.num_classes
+               : outputs.dim() == 2 && outputs.size(0) == n && outputs.size(1) == data.num_classes;
   if (fits) return "";
-  const std::string expected =
-      language ? "(" + std::to_string(n) + ", " + std::to_string(inputs.size(1)) + ", at least " +
-                     std::to_string(data.num_classes) + ")"
-               : shape_text({n, data.num_classes});
+  const std::string expected = language ? "(" + std::to_string(n) + ", " +
+                                              std::to_string(inputs.size(1)) + ", at least " +
+                                              std::to_string(data.num_classes) + ")"
+                                        : shape_text({n, data.num_classes});
   return "forward returned " + shape_text(outputs.sizes()) + " for inputs " +
          shape_text(inputs.sizes()) + "; the engine expects " + expected;
 }

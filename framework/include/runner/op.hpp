@@ -33,8 +33,7 @@ class OpAttributes {
     std::string out;
     for (const auto& [name, values] : values_) {
       out += (out.empty() ? "" : " ") + name + "=";
-      for (size_t i = 0; i < values.size(); ++i)
-        out += (i ? "," : "") + std::to_string(values[i]);
+      for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
     }
     return out;
   }

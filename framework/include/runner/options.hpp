@@ -30,9 +30,9 @@ struct KeySpec {
   KeyType type = KeyType::string;
   std::optional<Value> default_value;  // absent: the key is required
   std::string doc;
-  std::optional<double> min;            // numbers and integers (each element of a list)
+  std::optional<double> min;  // numbers and integers (each element of a list)
   std::optional<double> max;
-  std::vector<std::string> choices;     // strings: the allowed values, when not empty
+  std::vector<std::string> choices;  // strings: the allowed values, when not empty
 };
 
 class Schema {

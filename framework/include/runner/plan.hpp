@@ -32,8 +32,8 @@ struct PlanInput {
   ModelEstimate model;
   Techniques techniques;
   int world_size = 1;
-  int64_t batch_size = 1;  // train.batch_size, the global batch
-  int64_t test_batch_size = 1;  // train.test_batch_size, per rank
+  int64_t batch_size = 1;                  // train.batch_size, the global batch
+  int64_t test_batch_size = 1;             // train.test_batch_size, per rank
   int optimizer_states_per_parameter = 0;  // fp32 tensors per parameter: 2 for adam(w)
   // What a tensor-parallel split divides (the model's SplitEstimator); none when the model
   // registered none.
@@ -42,7 +42,7 @@ struct PlanInput {
 
 struct RunPlan {
   int data_parallel_degree = 1;
-  int64_t micro_batch_size = 1;  // samples per forward on one rank
+  int64_t micro_batch_size = 1;   // samples per forward on one rank
   std::vector<MemoryPlan> ranks;  // one per rank
   std::string notes;              // what the plan assumes, in a line
 };

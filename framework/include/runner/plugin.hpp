@@ -90,8 +90,8 @@ class PluginBuilder {
     c.make_op = std::move(factory);
     components_.push_back(std::move(c));
   }
-  void add_strategy(std::string name, std::string version, std::string description,
-                    Schema schema, StrategyFactory factory, StrategyPlanner planner = {}) {
+  void add_strategy(std::string name, std::string version, std::string description, Schema schema,
+                    StrategyFactory factory, StrategyPlanner planner = {}) {
     Component c = make(Kind::strategy, name, version, description, schema);
     c.make_strategy = std::move(factory);
     c.plan_strategy = std::move(planner);
@@ -133,21 +133,20 @@ struct PluginHeader {
 
 #define RUNNER_PLUGIN_ENTRY_SYMBOL "runner_plugin_entry"
 
-#define RUNNER_PLUGIN(builder)                                                              \
-  static void runner_plugin_register(::runner::PluginBuilder& builder);                    \
-  static const ::runner::PluginBuilder* runner_plugin_components() {                       \
-    static const ::runner::PluginBuilder built = [] {                                       \
-      ::runner::PluginBuilder b;                                                            \
-      runner_plugin_register(b);                                                            \
-      return b;                                                                             \
-    }();                                                                                    \
-    return &built;                                                                          \
-  }                                                                                         \
-  extern "C" __attribute__((visibility("default"))) const ::runner::PluginHeader*          \
-  runner_plugin_entry() {                                                                   \
-    static const ::runner::PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION,          \
-                                               TORCH_VERSION, RUNNER_CXX11_ABI,             \
-                                               &runner_plugin_components};                  \
-    return &header;                                                                         \
-  }                                                                                         \
+#define RUNNER_PLUGIN(builder)                                                                    \
+  static void runner_plugin_register(::runner::PluginBuilder& builder);                           \
+  static const ::runner::PluginBuilder* runner_plugin_components() {                              \
+    static const ::runner::PluginBuilder built = [] {                                             \
+      ::runner::PluginBuilder b;                                                                  \
+      runner_plugin_register(b);                                                                  \
+      return b;                                                                                   \
+    }();                                                                                          \
+    return &built;                                                                                \
+  }                                                                                               \
+  extern "C" __attribute__((visibility("default"))) const ::runner::PluginHeader*                 \
+  runner_plugin_entry() {                                                                         \
+    static const ::runner::PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION, TORCH_VERSION, \
+                                               RUNNER_CXX11_ABI, &runner_plugin_components};      \
+    return &header;                                                                               \
+  }                                                                                               \
   static void runner_plugin_register(::runner::PluginBuilder& builder)

@@ -23,7 +23,8 @@ struct GroupHolder : torch::CustomClassHolder {
 };
 
 inline Communicator& group_of(torch::autograd::AutogradContext* ctx) {
-  auto holder = c10::static_intrusive_pointer_cast<GroupHolder>(ctx->saved_data["group"].toCapsule());
+  auto holder =
+      c10::static_intrusive_pointer_cast<GroupHolder>(ctx->saved_data["group"].toCapsule());
   return *holder->group;
 }
 

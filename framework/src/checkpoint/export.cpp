@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kModelPrefix = "model/";
 
-void write_state_dict(const std::string& path, const std::map<std::string, torch::Tensor>& weights) {
+void write_state_dict(const std::string& path,
+                      const std::map<std::string, torch::Tensor>& weights) {
   c10::Dict<std::string, torch::Tensor> state_dict;
   for (const auto& [name, tensor] : weights) state_dict.insert(name, tensor);
   const std::vector<char> bytes = torch::pickle_save(state_dict);

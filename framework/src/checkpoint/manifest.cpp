@@ -12,12 +12,15 @@ namespace {
 using nlohmann::json;
 
 json shard_json(const ShardRecord& shard) {
-  return {{"rank", shard.rank}, {"file", shard.file}, {"bytes", shard.digest.bytes},
+  return {{"rank", shard.rank},
+          {"file", shard.file},
+          {"bytes", shard.digest.bytes},
           {"crc32", shard.digest.crc32}};
 }
 
 ShardRecord shard_of(const json& item) {
-  return {item.at("rank").get<int>(), item.at("file").get<std::string>(),
+  return {item.at("rank").get<int>(),
+          item.at("file").get<std::string>(),
           {item.at("bytes").get<uint64_t>(), item.at("crc32").get<uint32_t>()}};
 }
 

@@ -75,7 +75,8 @@ std::string piece_key(const StatePiece& piece) {
 }
 
 std::string placement_text(const StatePiece& piece) {
-  return json{{"whole_shape", piece.whole_shape}, {"dim", piece.dim}, {"start", piece.start}}.dump();
+  return json{{"whole_shape", piece.whole_shape}, {"dim", piece.dim}, {"start", piece.start}}
+      .dump();
 }
 
 void verify(const std::string& folder) {
@@ -85,11 +86,13 @@ void verify(const std::string& folder) {
     if (!std::filesystem::exists(path)) throw DataError("checkpoint shard " + path + " is missing");
     const FileDigest digest = digest_of(path);
     if (digest.bytes != shard.digest.bytes)
-      throw DataError(fmt::format("checkpoint shard {} has {} bytes, its manifest says {} "
-                                  "(truncated?)",
-                                  path, digest.bytes, shard.digest.bytes));
+      throw DataError(
+          fmt::format("checkpoint shard {} has {} bytes, its manifest says {} "
+                      "(truncated?)",
+                      path, digest.bytes, shard.digest.bytes));
     if (digest.crc32 != shard.digest.crc32)
-      throw DataError("checkpoint shard " + path + " is damaged: its checksum differs from the "
+      throw DataError("checkpoint shard " + path +
+                      " is damaged: its checksum differs from the "
                       "manifest's");
   }
 }
@@ -159,12 +162,15 @@ torch::Tensor CheckpointReader::whole(const std::string& name) {
                     "it was written for another model or strategy");
   const auto& saved = found->second;
   const std::vector<int64_t>& shape = saved.front().whole_shape;
-  torch::Tensor whole = torch::empty(shape, torch::TensorOptions().dtype(saved.front().entry.dtype));
+  torch::Tensor whole =
+      torch::empty(shape, torch::TensorOptions().dtype(saved.front().entry.dtype));
   torch::Tensor covered = torch::zeros(shape, torch::kBool);
   for (const auto& piece : saved) {
-    const torch::Tensor values = read_tensor(shard_paths_[piece.shard], headers_[piece.shard], piece.entry);
+    const torch::Tensor values =
+        read_tensor(shard_paths_[piece.shard], headers_[piece.shard], piece.entry);
     if (piece.whole_shape != shape || !fits(shape, piece.dim, piece.start, values))
-      throw DataError("checkpoint " + folder_ + ": the pieces of \"" + name + "\" do not fit together");
+      throw DataError("checkpoint " + folder_ + ": the pieces of \"" + name +
+                      "\" do not fit together");
     region_of(whole, piece.dim, piece.start, values).copy_(values);
     region_of(covered, piece.dim, piece.start, values).fill_(true);
   }

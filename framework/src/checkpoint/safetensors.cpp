@@ -2,9 +2,9 @@
 #include "checkpoint/safetensors.hpp"
 
 #include <fcntl.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -21,9 +21,9 @@ using nlohmann::json;
 // The safetensors name of each dtype a checkpoint holds.
 const std::vector<std::pair<torch::Dtype, std::string>>& dtype_names() {
   static const std::vector<std::pair<torch::Dtype, std::string>> names = {
-      {torch::kDouble, "F64"}, {torch::kFloat, "F32"},  {torch::kHalf, "F16"},
-      {torch::kBFloat16, "BF16"}, {torch::kLong, "I64"}, {torch::kInt, "I32"},
-      {torch::kShort, "I16"},  {torch::kChar, "I8"},    {torch::kByte, "U8"},
+      {torch::kDouble, "F64"},    {torch::kFloat, "F32"}, {torch::kHalf, "F16"},
+      {torch::kBFloat16, "BF16"}, {torch::kLong, "I64"},  {torch::kInt, "I32"},
+      {torch::kShort, "I16"},     {torch::kChar, "I8"},   {torch::kByte, "U8"},
       {torch::kBool, "BOOL"}};
   return names;
 }
@@ -57,8 +57,8 @@ class DigestingFile {
 
   void write(const void* data, size_t size) {
     if (size == 0) return;  // an empty tensor's data is null, which restarts zlib's CRC
-    digest_.crc32 = static_cast<uint32_t>(
-        crc32_z(digest_.crc32, static_cast<const Bytef*>(data), size));
+    digest_.crc32 =
+        static_cast<uint32_t>(crc32_z(digest_.crc32, static_cast<const Bytef*>(data), size));
     digest_.bytes += size;
     const auto* bytes = static_cast<const char*>(data);
     while (size > 0) {
@@ -83,7 +83,8 @@ class DigestingFile {
  private:
   [[noreturn]] void fail() const {
     if (errno == ENOSPC || errno == EDQUOT)
-      throw DataError("no space left on " + shown_, "free space on its disk, or set [checkpoint] dir");
+      throw DataError("no space left on " + shown_,
+                      "free space on its disk, or set [checkpoint] dir");
     throw DataError("cannot write " + shown_ + ": " + std::strerror(errno));
   }
 
@@ -171,7 +172,8 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
   if (!in.read(reinterpret_cast<char*>(length_bytes), 8))
     throw DataError(path + " is not a safetensors file (shorter than its header)");
   const uint64_t length = little_endian(length_bytes);
-  if (length > file_size - 8) throw DataError(path + " is truncated (its header runs past its end)");
+  if (length > file_size - 8)
+    throw DataError(path + " is truncated (its header runs past its end)");
   std::string text(length, '\0');
   in.read(text.data(), static_cast<std::streamsize>(length));
   SafetensorsHeader header;

@@ -66,20 +66,21 @@ void ShardWriter::save(const std::vector<StatePiece>& pieces, Manifest manifest)
   for (const auto& piece : pieces) {
     if (!piece.saved) continue;
     StatePiece copy = piece;
-    copy.values = piece.values.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    copy.values =
+        piece.values.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
     copies.push_back(std::move(copy));
   }
-  thread_ = std::thread([this, copies = std::move(copies), manifest = std::move(manifest)]() mutable {
-    try {
-      write(std::move(copies), std::move(manifest));
-    } catch (const fs::filesystem_error& e) {
-      error_ = std::make_exception_ptr(
-          DataError(fmt::format("cannot write the checkpoint in {}: {}", e.path1().string(),
-                                e.code().message())));
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-  });
+  thread_ =
+      std::thread([this, copies = std::move(copies), manifest = std::move(manifest)]() mutable {
+        try {
+          write(std::move(copies), std::move(manifest));
+        } catch (const fs::filesystem_error& e) {
+          error_ = std::make_exception_ptr(DataError(fmt::format(
+              "cannot write the checkpoint in {}: {}", e.path1().string(), e.code().message())));
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      });
 }
 
 void ShardWriter::finish() {

@@ -15,12 +15,9 @@ namespace runner::cli {
 namespace {
 
 const std::vector<std::pair<std::string, const Schema& (*)()>> kHostSections = {
-    {"experiment", config::experiment_schema},
-    {"train", config::train_schema},
-    {"optimizer", config::optimizer_schema},
-    {"schedule", config::schedule_schema},
-    {"checkpoint", config::checkpoint_schema},
-    {"sweep", config::sweep_schema}};
+    {"experiment", config::experiment_schema}, {"train", config::train_schema},
+    {"optimizer", config::optimizer_schema},   {"schedule", config::schedule_schema},
+    {"checkpoint", config::checkpoint_schema}, {"sweep", config::sweep_schema}};
 
 void print_keys(const Schema& schema) {
   if (schema.keys().empty()) std::cout << "  (no keys)\n";
@@ -54,14 +51,14 @@ int describe_augment(const std::string& what) {
   if (what != "augment") {
     const std::string name = what.substr(prefix.size());
     if (!config::augment_schema(name))
-      throw ConfigError("unknown transform '" + name + "' in `runner describe`" +
-                            config::suggestion(name, names),
-                        "transforms: " + config::joined(names));
+      throw ConfigError(
+          "unknown transform '" + name + "' in `runner describe`" + config::suggestion(name, names),
+          "transforms: " + config::joined(names));
     names = {name};
   }
   for (const auto& name : names) {
-    std::cout << "[[dataset.augment]] name = \"" << name << "\" (runner): "
-              << config::augment_description(name) << "\n";
+    std::cout << "[[dataset.augment]] name = \"" << name
+              << "\" (runner): " << config::augment_description(name) << "\n";
     print_keys(*config::augment_schema(name));
   }
   return 0;

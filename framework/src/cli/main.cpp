@@ -148,12 +148,14 @@ int dispatch(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "print the comparison table of a results file");
   ReportOptions report_options;
   report->add_option("file", report_options.file, "results file (.h5)")->required();
-  auto* csv = report->add_option("--csv", report_options.csv_path,
-                                 "CSV of every column (plain numbers, units in the names) to "
-                                 "this file, or to standard output without one")
+  auto* csv = report
+                  ->add_option("--csv", report_options.csv_path,
+                               "CSV of every column (plain numbers, units in the names) to "
+                               "this file, or to standard output without one")
                   ->expected(0, 1);
-  report->add_option("--columns", report_options.columns,
-                     "the columns to show, by CSV name: time_s,samples_per_s,...")
+  report
+      ->add_option("--columns", report_options.columns,
+                   "the columns to show, by CSV name: time_s,samples_per_s,...")
       ->delimiter(',');
   auto* export_weights =
       app.add_subcommand("export", "write a run's trained weights for torch.load and safetensors");

@@ -9,8 +9,8 @@ namespace runner::cli {
 
 struct ReportOptions {
   std::string file;
-  bool csv = false;               // CSV instead of the terminal's table
-  std::string csv_path;           // where to write the CSV; empty: standard output
+  bool csv = false;                  // CSV instead of the terminal's table
+  std::string csv_path;              // where to write the CSV; empty: standard output
   std::vector<std::string> columns;  // run_table's names; empty: every column (CSV) or
                                      // those that fit (terminal)
 };

@@ -29,7 +29,8 @@ std::vector<std::string> nproc_overrides(const RunOptions& options,
     if (plan.distributed) ++distributed;
   for (const auto& run : plain.runs)
     if (run.strategy.name == "single") ++single;
-  if (single == plain.runs.size()) overrides.push_back("strategy.name=ddp");
+  if (single == plain.runs.size())
+    overrides.push_back("strategy.name=ddp");
   else if (distributed != plain.runs.size())
     throw ConfigError(fmt::format("--nproc {}: some runs of {} use a strategy that runs on one "
                                   "rank only",

@@ -33,8 +33,7 @@ std::string experiment_name(const RawConfig& raw, const Options& experiment) {
   if (!given.empty()) {
     if (!is_plain_name(given))
       fail(raw.sections.at("experiment").values.at("name").where,
-           "experiment.name = " + quoted_value(Value(given)) + " is not a plain name",
-           kNameHint);
+           "experiment.name = " + quoted_value(Value(given)) + " is not a plain name", kNameHint);
     return given;
   }
   const std::string stem = std::filesystem::path(raw.file).stem().string();

@@ -44,11 +44,11 @@ struct RunConfig {
   Options schedule;    // [schedule]
   Options checkpoint;  // [checkpoint]: when and where the run saves its state
   ComponentConfig dataset;
-  std::vector<AugmentConfig> augment;      // [[dataset.augment]], in file order
+  std::vector<AugmentConfig> augment;  // [[dataset.augment]], in file order
   ComponentConfig model;
-  ComponentConfig strategy;                // name defaults to "single"
-  std::map<std::string, Options> ops;      // [ops.NAME], for every op named there
-  std::string resolved_toml;               // the whole resolved config as TOML text
+  ComponentConfig strategy;            // name defaults to "single"
+  std::map<std::string, Options> ops;  // [ops.NAME], for every op named there
+  std::string resolved_toml;           // the whole resolved config as TOML text
 };
 
 struct Experiment {
@@ -66,8 +66,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 
 // The same, from text; `name` stands for the file in messages.
 Experiment parse_experiment(const std::string& text, const std::string& name,
-                            const std::vector<std::string>& overrides,
-                            const SchemaSource& schemas);
+                            const std::vector<std::string>& overrides, const SchemaSource& schemas);
 
 // The same with its [strategy] replaced, as a layout search tries one: `strategy` with
 // `strategy_overrides` ("strategy.stage=2"), applied after `overrides`. Of the file's

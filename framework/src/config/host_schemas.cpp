@@ -1,5 +1,5 @@
-// The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint]. `runner describe`
-// prints these docs, so each says what the key does and what its special values mean.
+// The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint]. `runner
+// describe` prints these docs, so each says what the key does and what its special values mean.
 #include "config/host_schemas.hpp"
 
 namespace runner::config {
@@ -90,8 +90,8 @@ const Schema& optimizer_schema() {
     s.number("momentum", 0.0, "SGD momentum", 0, 1);
     s.flag("nesterov", false, "SGD with Nesterov momentum");
     s.number("weight_decay", 0.0, "L2 penalty (decoupled for adamw)", 0);
-    s.numbers("betas", std::vector<double>{0.9, 0.999},
-              "Adam/AdamW moment decay rates, two values", 0, 1);
+    s.numbers("betas", std::vector<double>{0.9, 0.999}, "Adam/AdamW moment decay rates, two values",
+              0, 1);
     s.number("eps", 1e-8, "Adam/AdamW term added to the denominator", 0);
     return s;
   }();

@@ -28,9 +28,12 @@ class NestingScanner {
   void step(char c) {
     if (c == '"' || c == '\'') return skip_string(c);
     if (c == '#') return skip_comment();
-    if (c == '\n') new_line();
-    else if (expect_key_) key_char(c);
-    else value_char(c);
+    if (c == '\n')
+      new_line();
+    else if (expect_key_)
+      key_char(c);
+    else
+      value_char(c);
     ++i_;
   }
 
@@ -68,13 +71,17 @@ class NestingScanner {
     if (c == '[' || c == '{') {
       open_.push_back({c, pending_});
       check(pending_);
-      if (c == '{') start_key();
-      else pending_ = pending_ + 1;
+      if (c == '{')
+        start_key();
+      else
+        pending_ = pending_ + 1;
     } else if (c == ']' || c == '}') {
       close();
     } else if (c == ',' && !open_.empty()) {
-      if (open_.back().kind == '{') start_key();
-      else pending_ = open_.back().depth + 1;
+      if (open_.back().kind == '{')
+        start_key();
+      else
+        pending_ = open_.back().depth + 1;
     }
   }
 

@@ -40,8 +40,10 @@ void check_section_axis(const SweepAxis& axis) {
       fail(axis.where,
            "[sweep] " + axis.key + " sweeps the section whole: its values must be tables, not " +
                describe_node(*value.node),
-           "write \"" + axis.key + "\" = [{name = \"a\"}, {name = \"b\", key = 1}], or sweep "
-           "one key: \"" + axis.key + ".name\" = [\"a\", \"b\"]");
+           "write \"" + axis.key +
+               "\" = [{name = \"a\"}, {name = \"b\", key = 1}], or sweep "
+               "one key: \"" +
+               axis.key + ".name\" = [\"a\", \"b\"]");
 }
 
 void check_axis_key(const SweepAxis& axis) {
@@ -140,8 +142,8 @@ void check_product_size(const SweepSpec& sweep) {
   if (!over && points <= limit) return;
   const std::string count = over ? "more than 2^64" : std::to_string(points);
   fail(sweep.where,
-       "[sweep] expands to " + count + " runs (" + factors + "), more than max_points = " +
-           std::to_string(limit),
+       "[sweep] expands to " + count + " runs (" + factors +
+           "), more than max_points = " + std::to_string(limit),
        "sweep fewer values, or raise the limit with max_points = " +
            (over ? std::string("N") : count) + " under [sweep]");
 }
@@ -150,8 +152,8 @@ void check_zip_size(const SweepSpec& sweep) {
   const size_t runs = sweep.axes.empty() ? 1 : sweep.axes.front().values.size();
   if (runs <= static_cast<uint64_t>(sweep.max_points)) return;
   fail(sweep.where,
-       "[sweep] pairs " + std::to_string(runs) + " runs, more than max_points = " +
-           std::to_string(sweep.max_points),
+       "[sweep] pairs " + std::to_string(runs) +
+           " runs, more than max_points = " + std::to_string(sweep.max_points),
        "sweep fewer values, or raise the limit with max_points = " + std::to_string(runs) +
            " under [sweep]");
 }
@@ -229,7 +231,8 @@ SweepSpec read_sweep(const std::shared_ptr<const toml::table>& document, const t
   collect_axes(document, sweep, "", file, found);
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundAxis& a, const FoundAxis& b) { return a.at < b.at; });
-  SweepSpec spec{position(file, sweep), {},
+  SweepSpec spec{position(file, sweep),
+                 {},
                  std::get<std::string>(sweep_setting(document, sweep, file, "mode")) == "zip",
                  std::get<int64_t>(sweep_setting(document, sweep, file, "max_points"))};
   for (auto& f : found) spec.axes.push_back(std::move(f.axis));

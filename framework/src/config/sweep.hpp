@@ -1,5 +1,5 @@
-// [sweep]: dotted keys (or whole sections) to lists of values; the runs are their product (first key slowest) or,
-// with mode = "zip", the lists read side by side.
+// [sweep]: dotted keys (or whole sections) to lists of values; the runs are their product (first
+// key slowest) or, with mode = "zip", the lists read side by side.
 #pragma once
 
 #include <memory>

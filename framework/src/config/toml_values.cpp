@@ -54,20 +54,13 @@ std::optional<Value> as_value(std::optional<T> v) {
 
 std::optional<Value> convert(const toml::node& node, KeyType type) {
   switch (type) {
-    case KeyType::boolean:
-      return as_value(as_bool(node));
-    case KeyType::integer:
-      return as_value(as_integer(node));
-    case KeyType::number:
-      return as_value(as_number(node));
-    case KeyType::string:
-      return as_value(as_string(node));
-    case KeyType::integer_list:
-      return as_value(as_list<int64_t>(node, as_integer));
-    case KeyType::number_list:
-      return as_value(as_list<double>(node, as_number));
-    case KeyType::string_list:
-      return as_value(as_list<std::string>(node, as_string));
+    case KeyType::boolean: return as_value(as_bool(node));
+    case KeyType::integer: return as_value(as_integer(node));
+    case KeyType::number: return as_value(as_number(node));
+    case KeyType::string: return as_value(as_string(node));
+    case KeyType::integer_list: return as_value(as_list<int64_t>(node, as_integer));
+    case KeyType::number_list: return as_value(as_list<double>(node, as_number));
+    case KeyType::string_list: return as_value(as_list<std::string>(node, as_string));
   }
   return std::nullopt;
 }

@@ -54,8 +54,8 @@ void check_choice(const std::string& text, const std::string& element, const Raw
                   const KeySpec& spec) {
   if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return;
   fail(raw.where,
-       element + " = " + quoted_value(Value(text)) + " is not one of " +
-           joined(spec.choices) + suggestion(text, spec.choices),
+       element + " = " + quoted_value(Value(text)) + " is not one of " + joined(spec.choices) +
+           suggestion(text, spec.choices),
        "choices: " + joined(spec.choices));
 }
 

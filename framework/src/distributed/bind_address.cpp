@@ -88,9 +88,7 @@ sockaddr_storage listen_address(const std::string& host, bool all_ranks_local) {
                  "set MASTER_ADDR to the address of rank 0's network interface");
 }
 
-ScopedBindAddress::ScopedBindAddress(const sockaddr_storage& address) {
-  scoped_address = &address;
-}
+ScopedBindAddress::ScopedBindAddress(const sockaddr_storage& address) { scoped_address = &address; }
 
 ScopedBindAddress::~ScopedBindAddress() { scoped_address = nullptr; }
 
@@ -118,8 +116,8 @@ std::optional<sockaddr_storage> in_scope(const sockaddr* wildcard, const sockadd
     v6.sin6_family = AF_INET6;
     v6.sin6_addr.s6_addr[10] = 0xff;
     v6.sin6_addr.s6_addr[11] = 0xff;
-    std::memcpy(&v6.sin6_addr.s6_addr[12],
-                &reinterpret_cast<const sockaddr_in&>(scoped).sin_addr, 4);
+    std::memcpy(&v6.sin6_addr.s6_addr[12], &reinterpret_cast<const sockaddr_in&>(scoped).sin_addr,
+                4);
   }
   v6.sin6_port = reinterpret_cast<const sockaddr_in6*>(wildcard)->sin6_port;
   return address;

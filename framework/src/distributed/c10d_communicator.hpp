@@ -25,8 +25,8 @@ namespace runner::distributed {
 
 // What differs between the backends behind the same calls.
 struct BackendTraits {
-  std::string name;                // "gloo" or "nccl"
-  bool flat_collectives = false;   // _allgather_base and _reduce_scatter_base
+  std::string name;               // "gloo" or "nccl"
+  bool flat_collectives = false;  // _allgather_base and _reduce_scatter_base
   bool reduces_bf16 = false;
   // Gloo's worker thread holds a finished work (and the tensors it was given) a moment after
   // wait() returns: waiting for it to let go keeps the buffers from outliving the collective.
@@ -72,7 +72,8 @@ class C10dCommunicator final : public Communicator {
       c10d::BroadcastOptions options;
       options.rootRank = root;
       options.timeout = s_.timeout;
-      wait_for("broadcast", guarded("broadcast", [&] { return s_.group->broadcast(one, options); }));
+      wait_for("broadcast",
+               guarded("broadcast", [&] { return s_.group->broadcast(one, options); }));
     }
   }
 
@@ -89,7 +90,8 @@ class C10dCommunicator final : public Communicator {
       std::vector<torch::Tensor> one{wire};
       c10d::AllreduceOptions options;
       options.timeout = s_.timeout;
-      pending->works.push_back(guarded("all_reduce", [&] { return s_.group->allreduce(one, options); }));
+      pending->works.push_back(
+          guarded("all_reduce", [&] { return s_.group->allreduce(one, options); }));
       pending->then_copy(tensor, wire);
     }
     return pending;
@@ -218,16 +220,17 @@ class C10dCommunicator final : public Communicator {
     return tensor;
   }
 
-  void check_parts(const char* what, const torch::Tensor& output, const torch::Tensor& input) const {
+  void check_parts(const char* what, const torch::Tensor& output,
+                   const torch::Tensor& input) const {
     const bool gather = std::string(what) == "all_gather";
     const torch::Tensor& whole = gather ? output : input;
     const torch::Tensor& part = gather ? input : output;
     if (whole.numel() != part.numel() * s_.world_size || !whole.is_contiguous() ||
         !part.is_contiguous() || whole.scalar_type() != part.scalar_type())
-      throw std::invalid_argument(
-          std::string(what) + ": the whole (" + std::to_string(whole.numel()) +
-          " elements) must be " + std::to_string(s_.world_size) + " contiguous parts of " +
-          std::to_string(part.numel()) + " of the same type");
+      throw std::invalid_argument(std::string(what) + ": the whole (" +
+                                  std::to_string(whole.numel()) + " elements) must be " +
+                                  std::to_string(s_.world_size) + " contiguous parts of " +
+                                  std::to_string(part.numel()) + " of the same type");
   }
 
   void check_peer(const char* what, int peer) const {

@@ -15,8 +15,8 @@ std::string rendezvous_failure(const ConnectSpec& spec, RankHealth& health,
   std::string who;
   for (int r : missing) who += (who.empty() ? "" : ", ") + std::to_string(r);
   if (missing.empty())
-    return "rendezvous of " + std::to_string(spec.world_size) + " ranks at " +
-           spec.store_address + " failed: " + error;
+    return "rendezvous of " + std::to_string(spec.world_size) + " ranks at " + spec.store_address +
+           " failed: " + error;
   return "rendezvous at " + spec.store_address + " timed out after " +
          std::to_string(spec.timeout.count() / 1000) + " s: rank" +
          (missing.size() > 1 ? "s " : " ") + who + " of " + std::to_string(spec.world_size) +
@@ -26,8 +26,8 @@ std::string rendezvous_failure(const ConnectSpec& spec, RankHealth& health,
 }  // namespace
 
 RankConnection connect_ranks(const ConnectSpec& spec) {
-  auto health = std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank,
-                                              spec.world_size);
+  auto health =
+      std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank, spec.world_size);
   health->mark_joined();
   try {
     auto communicator = spec.backend == "nccl" ? make_nccl_communicator(spec, health)

@@ -15,11 +15,11 @@
 namespace runner::distributed {
 
 struct ConnectSpec {
-  std::string backend;                          // "gloo" or "nccl"
-  c10::intrusive_ptr<c10d::Store> store;        // scoped to the run (run_scope)
-  c10::intrusive_ptr<c10d::Store> beat_store;   // a second connection, same scope
-  std::string store_address;                    // host:port, for messages
-  bool loopback = false;                        // every rank on this machine
+  std::string backend;                         // "gloo" or "nccl"
+  c10::intrusive_ptr<c10d::Store> store;       // scoped to the run (run_scope)
+  c10::intrusive_ptr<c10d::Store> beat_store;  // a second connection, same scope
+  std::string store_address;                   // host:port, for messages
+  bool loopback = false;                       // every rank on this machine
   int rank = 0, world_size = 1;
   std::chrono::milliseconds timeout{300000};
   // Where the rank's communicators add the time they waited; none when nullptr. NCCL's

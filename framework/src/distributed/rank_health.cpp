@@ -10,7 +10,9 @@
 namespace runner::distributed {
 namespace {
 
-std::string key(const char* kind, int rank) { return std::string(kind) + "/" + std::to_string(rank); }
+std::string key(const char* kind, int rank) {
+  return std::string(kind) + "/" + std::to_string(rank);
+}
 
 std::vector<uint8_t> bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
@@ -110,9 +112,10 @@ std::string RankHealth::diagnose(const std::string& what, const std::string& err
   const auto deadline = std::chrono::steady_clock::now() + 4 * kBeat;
   const std::vector<int64_t> before = beats();
   if (before[rank_] < 0)
-    return fmt::format("{} failed: the rendezvous store is gone (its host, the launcher or "
-                       "rank 0, stopped): {}",
-                       what, error);
+    return fmt::format(
+        "{} failed: the rendezvous store is gone (its host, the launcher or "
+        "rank 0, stopped): {}",
+        what, error);
   do {
     for (int r = 0; r < world_size_; ++r)
       if (r != rank_)

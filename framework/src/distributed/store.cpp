@@ -47,7 +47,7 @@ bool port_taken(sockaddr_storage interface, int port) {
   }
   const int fd = socket(interface.ss_family, SOCK_STREAM, 0);
   if (fd < 0) return false;  // TCPStore will say why
-  const int on = 1;  // as TCPStore binds: a port left in TIME_WAIT is free
+  const int on = 1;          // as TCPStore binds: a port left in TIME_WAIT is free
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   const bool taken =
       bind(fd, reinterpret_cast<const sockaddr*>(&interface), length) != 0 && errno == EADDRINUSE;
@@ -68,8 +68,8 @@ c10::intrusive_ptr<c10d::Store> serve_store(const StoreAddress& address,
   if (port_taken(interface, address.port)) throw port_in_use(address.port);
   try {
     const ScopedBindAddress only_there(interface);
-    auto store = c10::make_intrusive<c10d::TCPStore>(address.host,
-                                                     options_of(address, true, timeout));
+    auto store =
+        c10::make_intrusive<c10d::TCPStore>(address.host, options_of(address, true, timeout));
     bound = store->getPort();
     return store;
   } catch (const std::exception& e) {

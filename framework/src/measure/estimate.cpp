@@ -28,16 +28,17 @@ Batch measuring_batch(Dataset& dataset) {
 RunPlan replica_per_rank(const PlanInput& input) {
   RunPlan plan;
   plan.data_parallel_degree = input.world_size;
-  plan.micro_batch_size = std::max<int64_t>(
-      1, input.batch_size / input.world_size / input.techniques.micro_batches);
+  plan.micro_batch_size =
+      std::max<int64_t>(1, input.batch_size / input.world_size / input.techniques.micro_batches);
   MemoryPlan rank;
   const auto p = static_cast<double>(input.model.parameters);
   rank.parameters = 4 * p;
   rank.gradients = 4 * p;
   rank.optimizer_state = 4 * p * input.optimizer_states_per_parameter;
   plan.ranks.assign(static_cast<size_t>(input.world_size), rank);
-  plan.notes = "the strategy has no planner: model states of a whole replica per rank, "
-               "activations not estimated";
+  plan.notes =
+      "the strategy has no planner: model states of a whole replica per rank, "
+      "activations not estimated";
   return plan;
 }
 
@@ -123,18 +124,18 @@ std::string estimate_text(const RunEstimate& e) {
 }
 
 std::string plan_table(const RunEstimate& e) {
-  std::string table = fmt::format("{:<8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank",
-                                  "parameters", "gradients", e.optimizer + " state",
-                                  "activations", "buffers", "total");
+  std::string table =
+      fmt::format("{:<8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank", "parameters",
+                  "gradients", e.optimizer + " state", "activations", "buffers", "total");
   for (size_t r = 0; r < e.plan.ranks.size(); ++r) {
     const MemoryPlan& m = e.plan.ranks[r];
     size_t last = r;  // ranks alike share a row: "0-3"
     while (last + 1 < e.plan.ranks.size() && e.plan.ranks[last + 1].total() == m.total()) ++last;
     const std::string ranks = last == r ? std::to_string(r) : fmt::format("{}-{}", r, last);
-    table += fmt::format("{:<8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", ranks,
-                         gibibytes(m.parameters), gibibytes(m.gradients),
-                         gibibytes(m.optimizer_state), gibibytes(m.activations),
-                         gibibytes(m.buffers), gibibytes(m.total()));
+    table +=
+        fmt::format("{:<8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}\n", ranks,
+                    gibibytes(m.parameters), gibibytes(m.gradients), gibibytes(m.optimizer_state),
+                    gibibytes(m.activations), gibibytes(m.buffers), gibibytes(m.total()));
     r = last;
   }
   return table;

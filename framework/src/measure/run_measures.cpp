@@ -51,8 +51,7 @@ void RunMeasures::training_pass_ended() {
   so_far.state_memory_per_rank = per_rank(memory->tensors_in_use());
 }
 
-void RunMeasures::epoch_ended(results::EpochRecord& record, double train_s,
-                              int64_t train_samples) {
+void RunMeasures::epoch_ended(results::EpochRecord& record, double train_s, int64_t train_samples) {
   const double waited_in_epoch = waited() - waited_before_epoch;  // within the duration
   so_far.train_compute_s += train_s;
   so_far.train_samples += train_samples;

@@ -43,8 +43,8 @@ std::string timing_lines(const std::vector<Timing>& timings, bool has_reference)
                               t.label, ms(t.op_forward), ms(t.reference_forward),
                               ratio(t.op_forward, t.reference_forward), ms(t.op_backward),
                               ms(t.reference_backward), ratio(t.op_backward, t.reference_backward))
-                : fmt::format("  {}\n    forward  {}\n    backward {}\n", t.label,
-                              ms(t.op_forward), ms(t.op_backward));
+                : fmt::format("  {}\n    forward  {}\n    backward {}\n", t.label, ms(t.op_forward),
+                              ms(t.op_backward));
   }
   return text;
 }
@@ -70,9 +70,9 @@ std::string report_text(const CheckReport& report) {
   text += timing_lines(report.timings, report.has_reference);
   const int failed = failures(report);
   const size_t checks = report.cases.size() + report.gradchecks.size() + report.timings.size();
-  text += failed == 0 ? "check-op " + report.op + ": passed\n"
-                      : fmt::format("check-op {}: FAILED ({} of {} checks)\n", report.op, failed,
-                                    checks);
+  text += failed == 0
+              ? "check-op " + report.op + ": passed\n"
+              : fmt::format("check-op {}: FAILED ({} of {} checks)\n", report.op, failed, checks);
   return text;
 }
 

@@ -46,8 +46,8 @@ bool table_fits(uint64_t offset, uint64_t count, uint64_t size, uint64_t file_si
 void require_range(const std::string& path, const std::string& what, uint64_t offset,
                    uint64_t count, uint64_t size, uint64_t file_size) {
   if (!table_fits(offset, count, size, file_size))
-    refuse(path, "file too short: its " + what + " end past its " + std::to_string(file_size) +
-                     " bytes");
+    refuse(path,
+           "file too short: its " + what + " end past its " + std::to_string(file_size) + " bytes");
 }
 
 void check_identity(const std::string& path, const Header& h) {
@@ -85,9 +85,10 @@ void require_whole_shared_object(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   Header h{};
   if (!in.read(reinterpret_cast<char*>(&h), sizeof h))
-    refuse(path, file_size < SELFMAG || std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0
-                     ? "not an ELF file"
-                     : "file too short: " + std::to_string(file_size) + " bytes, no whole ELF header");
+    refuse(path,
+           file_size < SELFMAG || std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0
+               ? "not an ELF file"
+               : "file too short: " + std::to_string(file_size) + " bytes, no whole ELF header");
   check_identity(path, h);
   require_range(path, "program headers", h.e_phoff, h.e_phnum, h.e_phentsize, file_size);
   require_range(path, "section headers", h.e_shoff, h.e_shnum, h.e_shentsize, file_size);

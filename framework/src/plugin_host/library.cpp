@@ -29,7 +29,8 @@ std::string load_failure(const boost::dll::fs::error_code& error) {
 // libraries carry their release in their names (Debian's libc10.so.2.6): the loader would only
 // say that a library is missing. The names the plugin asks for say which release it wants.
 void refuse_other_torch_release(const std::string& path) {
-  static const std::regex versioned(R"(lib(?:c10|torch)[a-z0-9_]*\.so\.([0-9]+\.[0-9]+)(\.[0-9]+)*)");
+  static const std::regex versioned(
+      R"(lib(?:c10|torch)[a-z0-9_]*\.so\.([0-9]+\.[0-9]+)(\.[0-9]+)*)");
   const std::string ours =
       std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
   for (const std::string& name : needed_libraries(path)) {

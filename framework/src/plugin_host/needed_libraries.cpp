@@ -23,7 +23,8 @@ template <typename T>
 std::vector<T> read_table(std::ifstream& in, uint64_t offset, uint64_t count) {
   std::vector<T> table(static_cast<size_t>(std::min<uint64_t>(count, kMostEntries)));
   in.seekg(static_cast<std::streamoff>(offset));
-  in.read(reinterpret_cast<char*>(table.data()), static_cast<std::streamsize>(table.size() * sizeof(T)));
+  in.read(reinterpret_cast<char*>(table.data()),
+          static_cast<std::streamsize>(table.size() * sizeof(T)));
   if (!in) table.clear();
   return table;
 }
@@ -54,7 +55,8 @@ std::vector<std::string> needed_libraries(const std::string& path) {
   const auto segments = read_table<ProgramHeader>(in, h.e_phoff, h.e_phnum);
   std::vector<Dynamic> entries;
   for (const auto& s : segments)
-    if (s.p_type == PT_DYNAMIC) entries = read_table<Dynamic>(in, s.p_offset, s.p_filesz / sizeof(Dynamic));
+    if (s.p_type == PT_DYNAMIC)
+      entries = read_table<Dynamic>(in, s.p_offset, s.p_filesz / sizeof(Dynamic));
   uint64_t strings = 0, strings_size = 0;
   std::vector<uint64_t> needed;
   for (const auto& e : entries) {

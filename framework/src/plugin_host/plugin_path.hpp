@@ -11,7 +11,7 @@ struct PluginPathSources {
   std::vector<std::string> command_line;
   std::string environment;  // the value of RUNNER_PLUGIN_PATH, may be empty
   std::vector<std::string> experiment;
-  std::string executable;   // path of the running binary, for the default folder
+  std::string executable;  // path of the running binary, for the default folder
 };
 
 std::vector<std::string> plugin_search_path(const PluginPathSources& sources);

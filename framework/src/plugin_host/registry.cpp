@@ -61,8 +61,8 @@ void Registry::load_library(const std::string& path) {
     auto it = components_.find(key);
     if (it != components_.end())
       throw PluginError(std::string(kind_name(component.kind)) + " '" + component.name +
-                            "' is registered twice: by " + it->second.library->path() +
-                            " and by " + path,
+                            "' is registered twice: by " + it->second.library->path() + " and by " +
+                            path,
                         "remove one of the two libraries from the plugin path");
     components_[key] = Registered{&component, library};
   }
@@ -78,8 +78,8 @@ const Registered& Registry::get(Kind kind, const std::string& name) const {
   std::string message = std::string("no ") + kind_name(kind) + " named '" + name + "'";
   std::string close = config::did_you_mean(name, names(kind));
   if (!close.empty()) message += "; did you mean '" + close + "'?";
-  throw ConfigError(message, std::string("known ") + kind_name(kind) + "s: " +
-                                 join(names(kind)) + " (see `runner plugins`)");
+  throw ConfigError(message, std::string("known ") + kind_name(kind) + "s: " + join(names(kind)) +
+                                 " (see `runner plugins`)");
 }
 
 std::vector<const Registered*> Registry::all() const {
@@ -142,7 +142,7 @@ std::shared_ptr<Strategy> Registry::make_strategy(const config::ComponentConfig&
 }
 
 std::optional<RunPlan> Registry::plan_strategy(const config::ComponentConfig& config,
-                                              const PlanInput& input) const {
+                                               const PlanInput& input) const {
   const Registered& r = get(Kind::strategy, config.name);
   if (!r.component->plan_strategy) return std::nullopt;
   auto plan = call_factory(r, [&] {

@@ -69,15 +69,14 @@ struct Failure {
 
 // A rank that a signal stopped answers nobody: the others give up at the timeout and the
 // launcher kills it, but the stop came first.
-std::optional<Failure> stopped_rank(const LaunchResult& result,
-                                    std::chrono::milliseconds timeout) {
+std::optional<Failure> stopped_rank(const LaunchResult& result, std::chrono::milliseconds timeout) {
   for (const auto& exit : result.exits)
     if (exit.stopped_by != 0)
-      return Failure{fmt::format("rank {} stopped answering (stopped by signal {}{}): timeout "
-                                 "after {} s",
-                                 exit.rank, exit.stopped_by,
-                                 exit.stopped_by == SIGSTOP ? ", SIGSTOP" : "",
-                                 timeout.count() / 1000)};
+      return Failure{
+          fmt::format("rank {} stopped answering (stopped by signal {}{}): timeout "
+                      "after {} s",
+                      exit.rank, exit.stopped_by, exit.stopped_by == SIGSTOP ? ", SIGSTOP" : "",
+                      timeout.count() / 1000)};
   return std::nullopt;
 }
 
@@ -117,10 +116,9 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
 record::RunOutcome launch_and_wait(const LaunchContext& c, const RankPlan& plan, size_t index,
                                    const std::string& group, const std::string& resume_from) {
   int port = 0;
-  auto store = distributed::serve_store({kLoopback, requested_port()}, plan.timeout, port,
-                                        true);
-  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
-                                       plan.world_size, plan.backend, kLoopback, port));
+  auto store = distributed::serve_store({kLoopback, requested_port()}, plan.timeout, port, true);
+  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", plan.world_size,
+                                       plan.backend, kLoopback, port));
   const LaunchResult result = launch_ranks(spec_of(c, plan, index, group, port, resume_from),
                                            [] { return train::interrupt_signal() != 0; });
   if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
@@ -164,8 +162,8 @@ int run_launched_rank(const LaunchContext& c) {
   const RankEnvironment& env = c.environment;
   const config::Experiment& experiment = c.recording.experiment;
   if (env.run_index < 0 || env.run_index >= static_cast<int>(experiment.runs.size()))
-    throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)",
-                               env.run_index, experiment.file, experiment.runs.size()));
+    throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)", env.run_index,
+                               experiment.file, experiment.runs.size()));
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
   const RankPlan plan = plan_ranks(run, env);
   const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port}, true, "run"};
@@ -188,9 +186,8 @@ int run_launched_rank(const LaunchContext& c) {
         train::checkpoint_settings(run, c.recording.results_path);
     checkpoints.resume_from = env.resume_from;
     checkpoints.resume_verified = true;  // by the launcher's plan
-    results::Summary summary =
-        train_as_rank(run, c.registry, c.recording.console, *writer, plan, self, store,
-                      checkpoints);
+    results::Summary summary = train_as_rank(run, c.registry, c.recording.console, *writer, plan,
+                                             self, store, checkpoints);
     c.recording.console.run_finished(summary);
     writer->set_status(results::Status::completed);
     return 0;

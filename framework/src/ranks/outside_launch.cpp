@@ -19,8 +19,11 @@ record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankPl
                                       size_t index, const record::RunStart& start,
                                       const train::CheckpointSettings& checkpoints) {
   const RankEnvironment& env = c_.environment;
-  const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port},
-                      is_loopback(env.master_addr), "run" + std::to_string(index)};
+  const ThisRank self{env.rank,
+                      env.local_rank,
+                      {env.master_addr, env.master_port},
+                      is_loopback(env.master_addr),
+                      "run" + std::to_string(index)};
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   return record::record_run(
       c_.recording, run, env.rank == 0, plan.world_size, plan.local_world_size, prefix, start,

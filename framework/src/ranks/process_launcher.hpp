@@ -13,8 +13,8 @@ namespace runner::ranks {
 
 struct RankExit {
   int rank = 0;
-  int exit_code = 0;  // when it exited; -1 when a signal ended it or the status is unknown
-  int signal = 0;     // when a signal ended it
+  int exit_code = 0;   // when it exited; -1 when a signal ended it or the status is unknown
+  int signal = 0;      // when a signal ended it
   int stopped_by = 0;  // the signal (SIGSTOP) that had stopped it when it ended, or 0
   bool succeeded() const { return signal == 0 && exit_code == 0; }
 };
@@ -23,12 +23,13 @@ struct RankExit {
 std::string describe_exit(const RankExit& exit);
 
 struct LaunchSpec {
-  std::vector<std::string> argv;           // argv[0]: the executable's path (no PATH search)
+  std::vector<std::string> argv;  // argv[0]: the executable's path (no PATH search)
   int world_size = 1;
   std::map<std::string, std::string> env;  // added to (or replacing in) the launcher's environment
   std::function<std::map<std::string, std::string>(int rank)> rank_env;  // per rank, over env
-  std::chrono::milliseconds grace{30000};  // after the first failure, how long the others may take
-                                           // to stop on their own before SIGTERM, then SIGKILL 5 s later
+  std::chrono::milliseconds grace{
+      30000};  // after the first failure, how long the others may take
+               // to stop on their own before SIGTERM, then SIGKILL 5 s later
 };
 
 struct LaunchResult {

@@ -78,8 +78,7 @@ RankEnvironment read_runner(const EnvironmentLookup& get) {
   EnvironmentReader env(get, "set by runner");
   int run_index = *env.integer("RUNNER_RUN_INDEX");
   if (run_index < 0) env.fail("RUNNER_RUN_INDEX", std::to_string(run_index), "is negative");
-  RankEnvironment ranks =
-      read_torchrun_variables(env, Launcher::runner, "RUNNER_RUN_INDEX is set");
+  RankEnvironment ranks = read_torchrun_variables(env, Launcher::runner, "RUNNER_RUN_INDEX is set");
   ranks.run_index = run_index;
   ranks.results_group = env.text("RUNNER_RESULTS_GROUP").value_or("");
   ranks.resume_from = env.text("RUNNER_RESUME_FROM").value_or("");
@@ -135,9 +134,10 @@ std::string slurm_master_addr(const EnvironmentReader& slurm, const EnvironmentR
     if (!problem.empty()) slurm.fail(name, quoted(*nodelist), problem);
     return first_slurm_host(*nodelist);
   }
-  throw ConfigError("SLURM_JOB_NODELIST is not set (required for the master address when "
-                    "SLURM_NTASKS > 1 and MASTER_ADDR is unset)",
-                    "set MASTER_ADDR to the host of rank 0");
+  throw ConfigError(
+      "SLURM_JOB_NODELIST is not set (required for the master address when "
+      "SLURM_NTASKS > 1 and MASTER_ADDR is unset)",
+      "set MASTER_ADDR to the host of rank 0");
 }
 
 int slurm_master_port(const EnvironmentReader& slurm, const EnvironmentReader& user) {

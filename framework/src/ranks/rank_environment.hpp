@@ -16,12 +16,12 @@ const char* launcher_name(Launcher launcher);
 struct RankEnvironment {
   Launcher launcher = Launcher::none;
   int rank = 0, world_size = 1, local_rank = 0, local_world_size = 1;
-  std::string master_addr;   // host of the c10d TCP store
-  int master_port = 0;       // 0 when not set (a local launch then picks a free one)
-  int run_index = -1;        // runner's own launch: RUNNER_RUN_INDEX, the run of the sweep to train
-  std::string results_group; // runner's own launch: RUNNER_RESULTS_GROUP ("" when unset)
-  std::string resume_from;   // runner's own launch: RUNNER_RESUME_FROM, the checkpoint to load
-                             // ("" when unset: from the start)
+  std::string master_addr;  // host of the c10d TCP store
+  int master_port = 0;      // 0 when not set (a local launch then picks a free one)
+  int run_index = -1;       // runner's own launch: RUNNER_RUN_INDEX, the run of the sweep to train
+  std::string results_group;  // runner's own launch: RUNNER_RESULTS_GROUP ("" when unset)
+  std::string resume_from;    // runner's own launch: RUNNER_RESUME_FROM, the checkpoint to load
+                              // ("" when unset: from the start)
   // torchrun whose agent serves the store at MASTER_ADDR:MASTER_PORT itself
   // (TORCHELASTIC_USE_AGENT_STORE=True): every rank joins it under this prefix of keys,
   // "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's own workers do. "" when rank 0

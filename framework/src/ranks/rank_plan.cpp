@@ -64,8 +64,7 @@ RankPlan plan_ranks(const config::RunConfig& run, const RankEnvironment& environ
       plan.world_size = environment.world_size;
       plan.local_world_size = environment.local_world_size;
       return plan;
-    case Launcher::none:
-      break;
+    case Launcher::none: break;
   }
   plan.world_size = ranks_started_by_hand(plan);
   plan.local_world_size = plan.world_size;

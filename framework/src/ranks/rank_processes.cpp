@@ -95,8 +95,8 @@ void RankProcesses::start(int rank, const RankCommand& command) {
   pid_t launcher = getpid();
   pid_t pid = fork();
   if (pid < 0)
-    throw RunError("cannot start rank " + std::to_string(rank) + ": fork failed: " +
-                   std::strerror(errno));
+    throw RunError("cannot start rank " + std::to_string(rank) +
+                   ": fork failed: " + std::strerror(errno));
   if (pid == 0) become_rank(argv.data(), envp.data(), launcher);
   running_.emplace_back(rank, pid);
 }

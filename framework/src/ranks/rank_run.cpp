@@ -15,8 +15,8 @@ distributed::RankConnection connect(const RankPlan& plan, const ThisRank& self,
   distributed::ConnectSpec spec;
   spec.backend = plan.backend;
   spec.store = distributed::run_scope(store, self.run_key);
-  spec.beat_store = distributed::run_scope(
-      distributed::connect_store(self.store, plan.timeout), self.run_key);
+  spec.beat_store =
+      distributed::run_scope(distributed::connect_store(self.store, plan.timeout), self.run_key);
   spec.store_address = distributed::address_text(self.store);
   spec.loopback = self.loopback;
   spec.rank = self.rank;
@@ -34,9 +34,7 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
                                const c10::intrusive_ptr<c10d::Store>& store,
                                const train::CheckpointSettings& checkpoints) {
   const std::string prefix = "rank " + std::to_string(self.rank) + ": ";
-  const auto record_failure = [&writer](const std::string& e) {
-    record::record_failed(writer, e);
-  };
+  const auto record_failure = [&writer](const std::string& e) { record::record_failed(writer, e); };
   distributed::RankConnection connection = [&] {
     const train::InterruptibleWait rendezvous(prefix, record_failure);
     return connect(plan, self, store);

@@ -36,10 +36,11 @@ void Console::progress(int64_t epoch, int64_t epochs, int64_t step, int64_t step
   const int width = 30;
   const double done = static_cast<double>(step) / static_cast<double>(steps);
   const int filled = static_cast<int>(done * width);
-  const double eta = step > 0 ? elapsed_s / static_cast<double>(step) * static_cast<double>(steps - step) : 0;
+  const double eta =
+      step > 0 ? elapsed_s / static_cast<double>(step) * static_cast<double>(steps - step) : 0;
   out_ << fmt::format("\r\033[2Kepoch {}/{} [{}{}] {}/{} loss {:.4f} ETA {}", epoch, epochs,
-                      std::string(filled, '#'), std::string(width - filled, '.'), step, steps,
-                      loss, format_duration(eta))
+                      std::string(filled, '#'), std::string(width - filled, '.'), step, steps, loss,
+                      format_duration(eta))
        << std::flush;
   progress_shown_ = true;
 }

@@ -61,8 +61,8 @@ void record_failed(results::RunWriter& writer, const std::string& error) {
   }
 }
 
-OpenRun open_run(const Recording& r, const config::RunConfig& run, int world_size,
-                 int local_ranks, const RunStart& start) {
+OpenRun open_run(const Recording& r, const config::RunConfig& run, int world_size, int local_ranks,
+                 const RunStart& start) {
   OpenRun open{results::ResultsFile::open(r.results_path), nullptr};
   open.writer = start.group.empty()
                     ? open.file->begin_run(header_of(r, run, world_size, local_ranks))
@@ -73,9 +73,9 @@ OpenRun open_run(const Recording& r, const config::RunConfig& run, int world_siz
   return open;
 }
 
-RunOutcome record_run(const Recording& r, const config::RunConfig& run, bool writes,
-                      int world_size, int local_ranks, const std::string& rank_prefix,
-                      const RunStart& start, const TrainFunction& train) {
+RunOutcome record_run(const Recording& r, const config::RunConfig& run, bool writes, int world_size,
+                      int local_ranks, const std::string& rank_prefix, const RunStart& start,
+                      const TrainFunction& train) {
   OpenRun open{nullptr, std::make_unique<NullWriter>()};
   if (writes) open = open_run(r, run, world_size, local_ranks, start);
   results::RunWriter* writer = open.writer.get();

@@ -55,15 +55,15 @@ struct OpenRun {
   std::unique_ptr<results::ResultsFile> file;
   std::unique_ptr<results::RunWriter> writer;
 };
-OpenRun open_run(const Recording& r, const config::RunConfig& run, int world_size,
-                 int local_ranks, const RunStart& start);
+OpenRun open_run(const Recording& r, const config::RunConfig& run, int world_size, int local_ranks,
+                 const RunStart& start);
 
 // Trains through `train` and records the outcome: completed, skipped (RunSkipped) or failed,
 // printing the error (prefixed "rank R: " when `rank_prefix`). With `writes` false (ranks
 // other than 0) nothing goes to the file.
-RunOutcome record_run(const Recording& r, const config::RunConfig& run, bool writes,
-                      int world_size, int local_ranks, const std::string& rank_prefix,
-                      const RunStart& start, const TrainFunction& train);
+RunOutcome record_run(const Recording& r, const config::RunConfig& run, bool writes, int world_size,
+                      int local_ranks, const std::string& rank_prefix, const RunStart& start,
+                      const TrainFunction& train);
 
 // Marks the run failed with `error`; a results file that cannot take it (its disk is full)
 // leaves the error that ended the run as the one reported.

@@ -38,7 +38,8 @@ ColumnSource measured(const char* name, const char* title, Unit unit,
 
 std::vector<ColumnSource> leading_sources() {
   return {
-      {{"run_id", "run id", Unit::text}, [](const RunRecord& run) { return Cell(run.header.run_id); }},
+      {{"run_id", "run id", Unit::text},
+       [](const RunRecord& run) { return Cell(run.header.run_id); }},
       {{"group", "run", Unit::text}, [](const RunRecord& run) { return Cell(run.group); }},
       {{"label", "label", Unit::text}, [](const RunRecord& run) { return Cell(run.header.label); }},
   };
@@ -134,8 +135,8 @@ RunTable run_table(const std::vector<RunRecord>& runs) {
   for (size_t i = 0; i < sources.size(); ++i) {
     std::vector<Cell> cells;
     for (const RunRecord& run : runs) cells.push_back(sources[i].cell(run));
-    const bool any_value = std::any_of(cells.begin(), cells.end(),
-                                       [](const Cell& cell) { return !is_empty(cell); });
+    const bool any_value =
+        std::any_of(cells.begin(), cells.end(), [](const Cell& cell) { return !is_empty(cell); });
     if (i < fixed || always_shown(sources[i].column) || any_value) {
       table.columns.push_back(sources[i].column);
       columns.push_back(std::move(cells));

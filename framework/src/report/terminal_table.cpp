@@ -16,8 +16,8 @@ namespace {
 
 // Shown whenever the table has them.
 const std::set<std::string>& essential_columns() {
-  static const std::set<std::string> names{"group",         "time_s",          "samples_per_s",
-                                           "step_time_s",   "test_accuracy",   "test_perplexity",
+  static const std::set<std::string> names{"group",       "time_s",        "samples_per_s",
+                                           "step_time_s", "test_accuracy", "test_perplexity",
                                            "note"};
   return names;
 }
@@ -160,20 +160,21 @@ Table formatted(const RunTable& table) {
   }
   for (const std::vector<Cell>& row : table.rows) {
     std::vector<std::string> cells;
-    for (size_t i = 0; i < row.size(); ++i) cells.push_back(format_cell(row[i], table.columns[i].unit));
+    for (size_t i = 0; i < row.size(); ++i)
+      cells.push_back(format_cell(row[i], table.columns[i].unit));
     result.rows.push_back(std::move(cells));
   }
   return result;
 }
 
-Table terminal_table(const RunTable& table, const std::vector<std::string>& study,
-                     size_t width) {
+Table terminal_table(const RunTable& table, const std::vector<std::string>& study, size_t width) {
   std::set<std::string> chosen = essential_columns();
   chosen.insert(study.begin(), study.end());
   if (!all_completed(table)) chosen.insert("status");
   for (const Column& column : table.columns)
     if (column.swept) chosen.insert(column.name);
-  if (several_ranks(table)) chosen.insert(distributed_columns().begin(), distributed_columns().end());
+  if (several_ranks(table))
+    chosen.insert(distributed_columns().begin(), distributed_columns().end());
   for (const std::string& name : optional_columns()) {
     if (column_index(table, name) < 0 || chosen.count(name)) continue;
     chosen.insert(name);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "report/table.hpp"
 #include "report/run_table.hpp"
+#include "report/table.hpp"
 #include "results/results.hpp"
 
 namespace runner::report {

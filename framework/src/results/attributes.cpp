@@ -19,9 +19,9 @@ Handle open_or_create(hid_t object, const std::string& name, hid_t stored_type) 
   const std::string what = "cannot write " + describe(object, name);
   if (has_attribute(object, name))
     return own(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose, what);
-  return own(H5Acreate2(object, name.c_str(), stored_type, scalar_space().get(), H5P_DEFAULT,
-                        H5P_DEFAULT),
-             H5Aclose, what);
+  return own(
+      H5Acreate2(object, name.c_str(), stored_type, scalar_space().get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Aclose, what);
 }
 
 void write_number(hid_t object, const std::string& name, hid_t stored_type, hid_t memory_type,

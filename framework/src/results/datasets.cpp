@@ -20,9 +20,9 @@ Handle list_space(size_t length) {
 }
 
 Handle create_dataset(hid_t parent, const std::string& name, hid_t stored_type, hid_t space) {
-  return own(H5Dcreate2(parent, name.c_str(), stored_type, space, H5P_DEFAULT, H5P_DEFAULT,
-                        H5P_DEFAULT),
-             H5Dclose, "cannot create " + describe(parent, name));
+  return own(
+      H5Dcreate2(parent, name.c_str(), stored_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, "cannot create " + describe(parent, name));
 }
 
 void write_all(hid_t dataset, hid_t memory_type, const void* values, const std::string& what) {
@@ -60,8 +60,7 @@ std::vector<Number> read_numbers(hid_t parent, const std::string& name, hid_t me
   const std::string what = "cannot read " + describe(parent, name);
   std::vector<Number> values(list_length(dataset.get(), what));
   if (!values.empty())
-    check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-          what);
+    check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), what);
   return values;
 }
 
@@ -97,8 +96,7 @@ std::vector<std::string> read_string_list(hid_t parent, const std::string& name)
 }
 
 void write_double_list(hid_t parent, const std::string& name, const std::vector<double>& values) {
-  Handle dataset =
-      create_dataset(parent, name, H5T_IEEE_F64LE, list_space(values.size()).get());
+  Handle dataset = create_dataset(parent, name, H5T_IEEE_F64LE, list_space(values.size()).get());
   if (!values.empty())
     write_all(dataset.get(), H5T_NATIVE_DOUBLE, values.data(),
               "cannot write " + describe(parent, name));

@@ -114,9 +114,8 @@ Handle open_checked(const std::string& path, unsigned access) {
   Handle file = open_hdf5(path, access);
   const bool writes = access == H5F_ACC_RDWR;
   const Versions versions{writes ? kFormatVersion : kOldestReadableVersion, kFormatVersion};
-  with_context(path, [&] {
-    require_runner_format(file.get(), versions, writes ? "appends to" : "reads");
-  });
+  with_context(
+      path, [&] { require_runner_format(file.get(), versions, writes ? "appends to" : "reads"); });
   return file;
 }
 
@@ -143,12 +142,11 @@ void create_parent_folder(const std::string& path) {
 Handle create_file(const std::string& path) {
   const std::string what = path + ": cannot create the file";
   Handle properties = own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, what);
-  check(H5Pset_link_creation_order(properties.get(),
-                                   H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+  check(H5Pset_link_creation_order(properties.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
         what);
   // Exclusive: of two processes creating the same file, neither truncates the other's.
-  Handle file = own(H5Fcreate(path.c_str(), H5F_ACC_EXCL, properties.get(), H5P_DEFAULT),
-                    H5Fclose, what);
+  Handle file =
+      own(H5Fcreate(path.c_str(), H5F_ACC_EXCL, properties.get(), H5P_DEFAULT), H5Fclose, what);
   try {
     reserve_disk_space(path, bytes_for_records(0));
     with_context(path, [&] {

@@ -39,11 +39,11 @@ Handle create_group(hid_t parent, const std::string& name, AttributeOrder attrib
   const std::string what = "cannot create " + describe(parent, name);
   Handle properties = own(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, what);
   if (attribute_order == AttributeOrder::by_creation)
-    check(H5Pset_attr_creation_order(properties.get(),
-                                     H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
-          what);
-  return own(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
-             H5Gclose, what);
+    check(
+        H5Pset_attr_creation_order(properties.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+        what);
+  return own(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, properties.get(), H5P_DEFAULT), H5Gclose,
+             what);
 }
 
 Handle open_group(hid_t parent, const std::string& name) {

@@ -16,8 +16,7 @@ namespace {
 
 void write_sweep_point(hid_t run_group, const RunHeader& header) {
   Handle sweep = create_group(run_group, schema::kSweep, AttributeOrder::by_creation);
-  for (const auto& [key, value] : header.sweep_point)
-    write_sweep_value(sweep.get(), key, value);
+  for (const auto& [key, value] : header.sweep_point) write_sweep_value(sweep.get(), key, value);
 }
 
 void write_environment(hid_t run_group, const RunHeader& header) {
@@ -103,9 +102,8 @@ RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
   RunRecord run;
   run.group = group_name;
   read_part(run, [&] { read_header(run_group, run); });
-  read_part(run, [&] {
-    run.epochs = read_series_group(run_group, schema::kEpochs, epoch_layout());
-  });
+  read_part(run,
+            [&] { run.epochs = read_series_group(run_group, schema::kEpochs, epoch_layout()); });
   read_part(run, [&] { run.steps = read_series_group(run_group, schema::kSteps, step_layout()); });
   read_part(run, [&] { run.summary = read_summary_group(run_group); });
   return run;

@@ -88,9 +88,8 @@ void Hdf5RunWriter::set_status(Status status, const std::string& error) {
 }
 
 void Hdf5RunWriter::record_checkpoints(const std::string& folder) {
-  write_and_flush(kBytesForAttributes, [&](hid_t run) {
-    write_string_attribute(run, schema::kCheckpoints, folder);
-  });
+  write_and_flush(kBytesForAttributes,
+                  [&](hid_t run) { write_string_attribute(run, schema::kCheckpoints, folder); });
 }
 
 void Hdf5RunWriter::resume_from(const std::string& checkpoint, size_t epochs, size_t steps) {

@@ -46,8 +46,8 @@ void create_series(hid_t parent, const std::string& name, SeriesType type, size_
   const hsize_t chunk[1] = {chunk_length};
   check(H5Pset_chunk(properties.get(), 1, chunk), what);
   const hid_t stored_type = type == SeriesType::int64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-  const Handle created = own(H5Dcreate2(parent, name.c_str(), stored_type, space.get(),
-                                        H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+  const Handle created = own(H5Dcreate2(parent, name.c_str(), stored_type, space.get(), H5P_DEFAULT,
+                                        properties.get(), H5P_DEFAULT),
                              H5Dclose, what);
 }
 

@@ -79,7 +79,8 @@ std::optional<Summary> read_summary_group(hid_t run_group) {
     summary.tensor_peak_per_rank_bytes = read_double_list(group.get(), schema::kTensorPeakPerRank);
   }
   if (has_member(group.get(), schema::kStateMemoryPerRank))  // runner 0.3.0 on
-    summary.state_memory_per_rank_bytes = read_double_list(group.get(), schema::kStateMemoryPerRank);
+    summary.state_memory_per_rank_bytes =
+        read_double_list(group.get(), schema::kStateMemoryPerRank);
   return summary;
 }
 

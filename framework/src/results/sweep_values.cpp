@@ -22,9 +22,9 @@ void write_bool_attribute(hid_t object, const std::string& name, bool value) {
   const std::string what = "cannot write attribute '" + name + "' of " + object_path(object);
   Handle type = boolean_type();
   Handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
-  Handle attribute = own(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT),
-                         H5Aclose, what);
+  Handle attribute =
+      own(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+          H5Aclose, what);
   const int8_t stored = value ? 1 : 0;
   check(H5Awrite(attribute.get(), type.get(), &stored), what);
 }

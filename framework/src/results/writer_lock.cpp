@@ -79,10 +79,10 @@ void take_flock(int descriptor, const std::string& lock_path, const std::string&
     throw DataError(results_path + ": another runner process is writing it",
                     "wait for it to finish, or name another results file with [experiment] "
                     "results; runner report reads the file meanwhile");
-  throw DataError("cannot lock " + lock_path + " of results file " + results_path + ": " +
-                      std::strerror(error),
-                  "its file system may not support flock (a mount option): name a results file "
-                  "on another one with [experiment] results");
+  throw DataError(
+      "cannot lock " + lock_path + " of results file " + results_path + ": " + std::strerror(error),
+      "its file system may not support flock (a mount option): name a results file "
+      "on another one with [experiment] results");
 }
 
 FileId file_id(int descriptor) {

@@ -25,10 +25,10 @@ namespace runner::results::detail {
 class WriterLock;
 
 // Locks `results_path` for writing by this process, creating the side file when missing (beside
-// the file a symbolic link names); the folder must exist. This process's opens of one file share one lock, as HDF5 shares one open
-// file among them; a forked child is another process. Throws DataError "<results_path>:
-// another runner process is writing it" when another process holds the lock, and a DataError
-// naming the side file when it cannot be created or locked.
+// the file a symbolic link names); the folder must exist. This process's opens of one file share
+// one lock, as HDF5 shares one open file among them; a forked child is another process. Throws
+// DataError "<results_path>: another runner process is writing it" when another process holds the
+// lock, and a DataError naming the side file when it cannot be created or locked.
 std::shared_ptr<const WriterLock> lock_for_writing(const std::string& results_path);
 
 }  // namespace runner::results::detail

@@ -41,18 +41,17 @@ Plan plan_of(const config::RunConfig& run, const ranks::RankPlan& ranks,
 }  // namespace
 
 int dry_run(const config::Experiment& experiment, const plugin_host::Registry& registry) {
-  std::cout << "experiment " << experiment.name << " (" << experiment.file << "): "
-            << experiment.runs.size() << " run(s), results in "
-            << results_path(experiment) << "\n";
+  std::cout << "experiment " << experiment.name << " (" << experiment.file
+            << "): " << experiment.runs.size() << " run(s), results in " << results_path(experiment)
+            << "\n";
   // Planned as if started by hand: a dry run starts no ranks.
   const std::vector<ranks::RankPlan> plans = ranks::plan_runs(experiment, {});
   DatasetCache datasets(registry);
   std::vector<int> failed;
   for (size_t i = 0; i < experiment.runs.size(); ++i) {
     const auto& run = experiment.runs[i];
-    const std::string name =
-        "run " + std::to_string(i + 1) + "/" + std::to_string(experiment.runs.size()) + " id " +
-        run.id;
+    const std::string name = "run " + std::to_string(i + 1) + "/" +
+                             std::to_string(experiment.runs.size()) + " id " + run.id;
     const Plan plan = plan_of(run, plans[i], registry, datasets, name);
     std::cout << "\n# " << name << (run.label.empty() ? "" : "  " + run.label) << "\n"
               << run.resolved_toml << plan.text;

@@ -127,8 +127,7 @@ record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
       return outside.run(run, rank_plan, index, resume.start(), checkpoints);
     case ranks::RankStart::local:
       return ranks::launch_local_run(c.launch_context(), run, rank_plan, index, resume.start());
-    case ranks::RankStart::in_process:
-      break;
+    case ranks::RankStart::in_process: break;
   }
   return record::record_run(
       c.recording, run, true, 1, 1, "", resume.start(), [&](results::RunWriter& writer) {

@@ -18,8 +18,8 @@ namespace runner::sweep {
 // How this process was started, and how it starts its ranks.
 struct SweepLaunch {
   ranks::RankEnvironment environment;  // Launcher::none: the runner was started by hand
-  std::vector<std::string> rank_argv;   // this runner again, as a rank of a local launch
-  ResumeRequest resume;                 // --resume
+  std::vector<std::string> rank_argv;  // this runner again, as a rank of a local launch
+  ResumeRequest resume;                // --resume
 };
 
 // results/<experiment name>.h5 unless [experiment] results names another file.

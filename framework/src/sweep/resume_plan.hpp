@@ -22,8 +22,8 @@ using ResumeRequest = std::optional<std::string>;
 
 struct ResumePlan {
   enum class Action { start, keep, go_on } action = Action::start;
-  std::string group;       // the run's group in the results file; empty: a new one
-  std::string checkpoint;  // the folder to load; empty: from the start
+  std::string group;              // the run's group in the results file; empty: a new one
+  std::string checkpoint;         // the folder to load; empty: from the start
   int64_t epochs = 0, steps = 0;  // what the run had recorded when the checkpoint was taken
 
   // Where the run's record starts (not meant for `keep`).
@@ -59,7 +59,6 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
 // when the request names a checkpoint of the run and the run completed earlier.
 ResumePlan plan_resume(const ResumeRequest& request, const config::RunConfig& run, bool only_run,
                        const train::CheckpointSettings& settings,
-                       const std::vector<results::RunRecord>& earlier_runs,
-                       std::ostream& warnings);
+                       const std::vector<results::RunRecord>& earlier_runs, std::ostream& warnings);
 
 }  // namespace runner::sweep

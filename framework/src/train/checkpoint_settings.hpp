@@ -9,8 +9,8 @@ namespace runner::train {
 
 struct CheckpointSettings {
   int64_t every_epochs = 0, every_steps = 0, keep = 2;
-  std::string run_folder;   // <dir>/<run id>: this run's checkpoints
-  std::string resume_from;  // a checkpoint's folder to load first; empty: train from the start
+  std::string run_folder;        // <dir>/<run id>: this run's checkpoints
+  std::string resume_from;       // a checkpoint's folder to load first; empty: train from the start
   bool resume_verified = false;  // its shards were checked against their digests already
   bool saves() const { return every_epochs > 0 || every_steps > 0; }
 };

@@ -83,13 +83,15 @@ double LearningRateSchedule::one_cycle(int64_t step) const {
   const double last = static_cast<double>(total_steps_) - 1.0;
   const double s = static_cast<double>(step);
   if (s <= warm_end) return cosine_between(initial, max_lr_, warm_end > 0 ? s / warm_end : 1.0);
-  return cosine_between(max_lr_, final_lr, last > warm_end ? (s - warm_end) / (last - warm_end) : 1.0);
+  return cosine_between(max_lr_, final_lr,
+                        last > warm_end ? (s - warm_end) / (last - warm_end) : 1.0);
 }
 
 double LearningRateSchedule::at(int64_t step) const {
   double lr = base_lr_;
   if (name_ == "step") {
-    lr = base_lr_ * std::pow(gamma_, static_cast<double>((step / steps_per_epoch_) / step_size_epochs_));
+    lr = base_lr_ *
+         std::pow(gamma_, static_cast<double>((step / steps_per_epoch_) / step_size_epochs_));
   } else if (name_ == "cosine") {
     double pct = std::min(1.0, static_cast<double>(step) / static_cast<double>(total_steps_));
     lr = cosine_between(base_lr_, min_lr_, pct);

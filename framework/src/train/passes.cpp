@@ -142,5 +142,4 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   return metrics;
 }
 
-
 }  // namespace runner::train

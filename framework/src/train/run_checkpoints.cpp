@@ -6,8 +6,8 @@
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
 #include "measure/system.hpp"
-#include "train/checkpoint_state.hpp"
 #include "runner/version.hpp"
+#include "train/checkpoint_state.hpp"
 
 namespace runner::train {
 namespace {
@@ -84,9 +84,9 @@ std::optional<results::EpochRecord> read_last_epoch(const json& j) {
 RunCheckpoints::RunCheckpoints(Session& s, CheckpointSettings settings)
     : s_(s), settings_(std::move(settings)) {
   if (!settings_.saves() && settings_.resume_from.empty()) return;
-  const bool has_state = !in_plugin_code(s_, "listing the strategy's state",
-                                         [&] { return s_.strategy->state_pieces(); })
-                              .empty();
+  const bool has_state = !in_plugin_code(s_, "listing the strategy's state", [&] {
+                            return s_.strategy->state_pieces();
+                          }).empty();
   if (!has_state)
     throw ConfigError("strategy '" + s_.run.strategy.name + "' cannot save or load checkpoints",
                       "it lists no training state (Strategy::state_pieces): remove "
@@ -94,7 +94,7 @@ RunCheckpoints::RunCheckpoints(Session& s, CheckpointSettings settings)
                       "(single, dp, ddp, zero, pipeline, tensor)");
   if (settings_.saves())
     writer_ = std::make_unique<checkpoint::ShardWriter>(settings_.run_folder, settings_.keep,
-                                                         s_.ranks.rank(), s_.ranks.world_size());
+                                                        s_.ranks.rank(), s_.ranks.world_size());
 }
 
 bool RunCheckpoints::due_after_step() const {
@@ -184,8 +184,8 @@ ResumePoint RunCheckpoints::load_checkpoint() {
                     "resume a run from a checkpoint of its own experiment");
   check_engine_state(reader);
   check_progress_fits(m, folder, s_.loop.epochs, s_.loop.steps_per_epoch);
-  std::vector<StatePiece> pieces =
-      in_plugin_code(s_, "listing the strategy's state", [&] { return s_.strategy->state_pieces(); });
+  std::vector<StatePiece> pieces = in_plugin_code(s_, "listing the strategy's state",
+                                                  [&] { return s_.strategy->state_pieces(); });
   for (const auto& piece : pieces) reader.read_into(piece);
   in_plugin_code(s_, "loading the strategy's state", [&] {
     s_.strategy->state_loaded();
@@ -203,9 +203,12 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   s_.measures.so_far.train_compute_s = engine.at("train_compute_s").get<double>();
   s_.measures.so_far.train_samples = engine.at("train_samples").get<int64_t>();
   s_.progress.last_per_class = engine.at("per_class").get<std::vector<double>>();
-  s_.measures.so_far.peak_memory_per_rank = engine.at("peak_memory_per_rank").get<std::vector<double>>();
-  s_.measures.so_far.tensor_peak_per_rank = engine.at("tensor_peak_per_rank").get<std::vector<double>>();
-  s_.measures.so_far.state_memory_per_rank = engine.at("state_memory_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.peak_memory_per_rank =
+      engine.at("peak_memory_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.tensor_peak_per_rank =
+      engine.at("tensor_peak_per_rank").get<std::vector<double>>();
+  s_.measures.so_far.state_memory_per_rank =
+      engine.at("state_memory_per_rank").get<std::vector<double>>();
   ResumePoint point;
   point.epoch = m.progress.epoch;
   point.step_in_epoch = m.progress.step_in_epoch;

@@ -17,7 +17,7 @@ namespace runner::train {
 struct EarlierEpochs {
   int64_t completed = 0;
   std::optional<results::EpochRecord> last;  // its losses and test accuracy
-  double elapsed_s = 0;                       // the run's time before the resume
+  double elapsed_s = 0;                      // the run's time before the resume
 };
 
 // Where a resumed run goes on: the epoch, and with it the steps of that epoch already done.

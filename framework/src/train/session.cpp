@@ -121,9 +121,9 @@ void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
   s.measures.meter = std::make_shared<measure::HostStepMeter>(s.device);
-  StrategyContext context{s.model, s.device, s.techniques,
-                          optimizer_factory(s.run.optimizer), s.seed, s.measures.meter,
-                          s.ranks.communicator, make_model};
+  StrategyContext context{
+      s.model, s.device,         s.techniques,         optimizer_factory(s.run.optimizer),
+      s.seed,  s.measures.meter, s.ranks.communicator, make_model};
   if (TensorSplitter split = registry.tensor_splitter(s.run.model))
     context.split_tensor_parallel = [model = s.model, split](std::shared_ptr<Communicator> group) {
       return split(*model, std::move(group));

@@ -90,11 +90,10 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
   };
   for (int64_t epoch = resume.epoch; epoch <= s.loop.epochs; ++epoch) {
     const bool mid_epoch = epoch == resume.epoch && resume.pass.has_value();
-    const PassCheckpoints in_pass{
-        [&] { return checkpoints.due_after_step(); },
-        [&](const TrainPass& pass, int64_t done_steps) {
-          checkpoints.save(epoch, done_steps, &pass, so_far());
-        }};
+    const PassCheckpoints in_pass{[&] { return checkpoints.due_after_step(); },
+                                  [&](const TrainPass& pass, int64_t done_steps) {
+                                    checkpoints.save(epoch, done_steps, &pass, so_far());
+                                  }};
     done.last = run_epoch(s, epoch, mid_epoch ? std::move(*resume.pass) : empty_pass(s),
                           mid_epoch ? resume.step_in_epoch : 0, in_pass);
     done.completed = epoch;

@@ -1,8 +1,8 @@
 // download_missing_files: each file from the mirrors in turn, MD5-checked, renamed into place.
 #include "download.hpp"
 
-#include <runner/errors.hpp>
 #include <unistd.h>
+#include <runner/errors.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -2,8 +2,8 @@
 #include "http_fetch.hpp"
 
 #include <curl/curl.h>
-#include <runner/errors.hpp>
 #include <unistd.h>
+#include <runner/errors.hpp>
 
 #include <cerrno>
 #include <cstdio>

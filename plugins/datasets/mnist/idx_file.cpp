@@ -1,8 +1,8 @@
 // read_idx_ubyte: an IDX file's header and bytes through gzread, each size and length checked.
 #include "idx_file.hpp"
 
-#include <runner/errors.hpp>
 #include <zlib.h>
+#include <runner/errors.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,7 +14,7 @@
 namespace mnist {
 namespace {
 
-constexpr size_t kReadChunk = size_t{1} << 24;   // gzread counts in unsigned int
+constexpr size_t kReadChunk = size_t{1} << 24;  // gzread counts in unsigned int
 // A header that lies must not reserve more; MNIST's largest file (47 MB) fits, larger sets grow.
 constexpr size_t kMaxReserve = size_t{1} << 26;
 const char* const kFetchAgain = "the file is damaged: download it again";
@@ -51,7 +51,8 @@ class ByteReader {
     for (;;) {
       size_t start = bytes.size();
       // Chunks double with the data read, so a header that lies costs no zeroed pages either.
-      size_t chunk = std::clamp(std::min(bytes.capacity() - start, start), size_t{4096}, kReadChunk);
+      size_t chunk =
+          std::clamp(std::min(bytes.capacity() - start, start), size_t{4096}, kReadChunk);
       bytes.resize(start + chunk);
       size_t got = read(bytes.data() + start, chunk);
       bytes.resize(start + got);

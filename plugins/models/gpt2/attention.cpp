@@ -38,13 +38,13 @@ torch::Tensor CausalSelfAttention::forward(const torch::Tensor& x) {
   return resid_dropout_->forward(projected + c_proj_->bias);  // (B, T, hidden)
 }
 
-std::vector<torch::Tensor> CausalSelfAttention::split(
-    std::shared_ptr<runner::Communicator> group) {
+std::vector<torch::Tensor> CausalSelfAttention::split(std::shared_ptr<runner::Communicator> group) {
   namespace tp = runner::tensor_parallel;
   torch::NoGradGuard no_grad;
   const int64_t hidden = c_proj_->weight.size(0);
   std::vector<torch::Tensor> weights, biases;  // this rank's rows of q, then k, then v
-  for (const auto& w : c_attn_->weight.split(hidden, 0)) weights.push_back(tp::part_of(w, 0, *group));
+  for (const auto& w : c_attn_->weight.split(hidden, 0))
+    weights.push_back(tp::part_of(w, 0, *group));
   for (const auto& b : c_attn_->bias.split(hidden, 0)) biases.push_back(tp::part_of(b, 0, *group));
   c_attn_->weight.set_data(torch::cat(weights));
   c_attn_->bias.set_data(torch::cat(biases));

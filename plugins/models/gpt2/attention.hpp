@@ -36,7 +36,7 @@ class CausalSelfAttention : public torch::nn::Module {
   // (B, T, heads * head_dim) -> (B, heads, T, head_dim), of this rank's heads
   torch::Tensor split_heads(const torch::Tensor& x) const;
 
-  int64_t heads_;  // of this rank
+  int64_t heads_;                                // of this rank
   std::shared_ptr<runner::Communicator> group_;  // tensor-parallel; none when whole
   double dropout_;
   torch::nn::Linear c_attn_{nullptr};  // hidden -> 3 * hidden: q, k, v side by side

@@ -82,8 +82,8 @@ std::vector<runner::LayerEstimate> layer_estimates(const Gpt2Options& options, i
   }
   // Head: ln_f's output (C, or its bf16 copy, kept by the linear) and the logits (V).
   const double element = bf16 ? 2 : 4;
-  runner::LayerEstimate head = layer(2 * s.hidden, t * element * (c + v), t * element * v,
-                                     head_forward_flops(s, tokens));
+  runner::LayerEstimate head =
+      layer(2 * s.hidden, t * element * (c + v), t * element * v, head_forward_flops(s, tokens));
   head.tied_parameters = s.vocab_size * s.hidden;  // the token embedding, layer 0's
   layers.push_back(head);
   return layers;

@@ -21,7 +21,7 @@ class NextTokenCrossEntropy : public torch::autograd::Function<NextTokenCrossEnt
                                const torch::Tensor& tokens) {
     // All T positions: log-softmax over the slice 0..T-2 would first copy it whole.
     torch::Tensor log_probabilities =
-        torch::log_softmax(logits, -1, computed_type(logits.scalar_type()));  // (B, T, V)
+        torch::log_softmax(logits, -1, computed_type(logits.scalar_type()));   // (B, T, V)
     torch::Tensor next = tokens.slice(1, 1).unsqueeze(2);                      // (B, T-1, 1)
     torch::Tensor picked = log_probabilities.slice(1, 0, -1).gather(2, next);  // (B, T-1, 1)
     ctx->save_for_backward({log_probabilities, next});

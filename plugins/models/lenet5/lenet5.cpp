@@ -163,10 +163,10 @@ LeNet5::LeNet5(const LeNet5Options& options, const runner::ModelContext& context
 torch::Tensor LeNet5::forward(const torch::Tensor& inputs) {
   torch::Tensor x = pool_(conv1_->forward(inputs));  // (N, 6, 14, 14)
   x = pool_(conv2_->forward(x));                     // (N, 16, 5, 5)
-  x = x.flatten(1);                                           // (N, 400)
-  x = activate(fc1_->forward(x));                             // (N, 120)
-  x = activate(fc2_->forward(x));                             // (N, 84)
-  return fc3_->forward(x);                                    // (N, num_classes)
+  x = x.flatten(1);                                  // (N, 400)
+  x = activate(fc1_->forward(x));                    // (N, 120)
+  x = activate(fc2_->forward(x));                    // (N, 84)
+  return fc3_->forward(x);                           // (N, num_classes)
 }
 
 // 2 x the multiply-adds of the convs and linears (see image_model.hpp for what is counted).

@@ -14,7 +14,6 @@
 
 namespace lenet5 {
 
-
 // classic: conv 5x5 padding 2, conv 5x5; cifar: conv 3x3 padding 1, twice.
 enum class Variant { classic, cifar };
 

@@ -2,9 +2,9 @@
 // that op as a module so it can sit in a torch::nn::Sequential.
 #pragma once
 
+#include <torch/torch.h>
 #include <runner/model.hpp>
 #include <runner/op.hpp>
-#include <torch/torch.h>
 
 #include <memory>
 #include <string>

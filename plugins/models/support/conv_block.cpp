@@ -41,9 +41,9 @@ ConvActivationImpl::ConvActivationImpl(const ConvShape& shape,
                       .set("stride", {1, 1})
                       .set("padding", {shape.padding, shape.padding})) {
   conv = register_module(
-      "conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.in_channels, shape.out_channels,
-                                                         shape.kernel)
-                                    .padding(shape.padding)));
+      "conv", torch::nn::Conv2d(
+                  torch::nn::Conv2dOptions(shape.in_channels, shape.out_channels, shape.kernel)
+                      .padding(shape.padding)));
 }
 
 torch::Tensor ConvActivationImpl::forward(const torch::Tensor& x) {

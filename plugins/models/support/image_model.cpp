@@ -69,8 +69,8 @@ class StageLayer : public runner::Layer {
 std::vector<std::shared_ptr<runner::Layer>> layers_of_stages(const torch::nn::ModuleList& stages) {
   std::vector<std::shared_ptr<runner::Layer>> layers;
   for (const std::shared_ptr<torch::nn::Module>& stage : *stages)
-    layers.push_back(std::make_shared<StageLayer>(torch::nn::Sequential(
-        std::dynamic_pointer_cast<torch::nn::SequentialImpl>(stage))));
+    layers.push_back(std::make_shared<StageLayer>(
+        torch::nn::Sequential(std::dynamic_pointer_cast<torch::nn::SequentialImpl>(stage))));
   return layers;
 }
 

@@ -41,7 +41,7 @@ void add_elu(runner::PluginBuilder& plugin) {
 }  // namespace
 
 torch::Tensor UnaryOp::forward(const std::vector<torch::Tensor>& inputs,
-                              const runner::OpAttributes& /*attributes*/) const {
+                               const runner::OpAttributes& /*attributes*/) const {
   RUNNER_CHECK(inputs.size() == 1,
                "an activation takes one tensor, got " + std::to_string(inputs.size()));
   return function_(inputs[0]);

@@ -21,13 +21,10 @@ template <typename T>
 const cpu::ConvKernels<T>& kernels() {
   switch (capability()) {
 #if defined(__x86_64__) || defined(_M_X64)
-    case runner::CpuCapability::AVX512:
-      return cpu::AVX512::conv_kernels<T>();
-    case runner::CpuCapability::AVX2:
-      return cpu::AVX2::conv_kernels<T>();
+    case runner::CpuCapability::AVX512: return cpu::AVX512::conv_kernels<T>();
+    case runner::CpuCapability::AVX2: return cpu::AVX2::conv_kernels<T>();
 #endif
-    default:
-      return cpu::DEFAULT::conv_kernels<T>();
+    default: return cpu::DEFAULT::conv_kernels<T>();
   }
 }
 

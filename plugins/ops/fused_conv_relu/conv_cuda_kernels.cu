@@ -87,9 +87,8 @@ __global__ void input_grad_kernel(const T* __restrict__ g, const T* __restrict__
         const int64_t b = source_of(v, j, s.stride_w, s.pad_w, s.out_w);
         if (b < 0) continue;
         const T* g_at = g + n * s.out_channels * plane + a * s.out_w + b;  // channel 0
-        const T* w_at = weight + (c * s.kernel_h + i) * s.kernel_w + j;     // channel 0
-        for (int64_t o = 0; o < s.out_channels; ++o)
-          sum += g_at[o * plane] * w_at[o * weight_step];
+        const T* w_at = weight + (c * s.kernel_h + i) * s.kernel_w + j;    // channel 0
+        for (int64_t o = 0; o < s.out_channels; ++o) sum += g_at[o * plane] * w_at[o * weight_step];
       }
     }
     grad_x[index] = sum;

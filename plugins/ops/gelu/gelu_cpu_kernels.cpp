@@ -18,8 +18,7 @@ constexpr double kTanhCubic = 0.044715;                  // the x^3 coefficient 
 inline float multiply_add(float a, float b, float c) { return a * b + c; }
 inline double multiply_add(double a, double b, double c) { return a * b + c; }
 template <typename T>
-Vectorized<T> multiply_add(const Vectorized<T>& a, const Vectorized<T>& b,
-                           const Vectorized<T>& c) {
+Vectorized<T> multiply_add(const Vectorized<T>& a, const Vectorized<T>& b, const Vectorized<T>& c) {
   return at::vec::fmadd(a, b, c);
 }
 
@@ -69,8 +68,7 @@ void none_forward(const T* x, T* y, int64_t n) {
 
 template <typename T>
 void none_backward(const T* x, const T* dy, T* dx, int64_t n) {
-  map2_in_parallel([](const auto& v, const auto& g) { return gelu_none_grad(v, g); }, x, dy, dx,
-                   n);
+  map2_in_parallel([](const auto& v, const auto& g) { return gelu_none_grad(v, g); }, x, dy, dx, n);
 }
 
 template <typename T>
@@ -80,8 +78,7 @@ void tanh_forward(const T* x, T* y, int64_t n) {
 
 template <typename T>
 void tanh_backward(const T* x, const T* dy, T* dx, int64_t n) {
-  map2_in_parallel([](const auto& v, const auto& g) { return gelu_tanh_grad(v, g); }, x, dy, dx,
-                   n);
+  map2_in_parallel([](const auto& v, const auto& g) { return gelu_tanh_grad(v, g); }, x, dy, dx, n);
 }
 
 }  // namespace
@@ -91,8 +88,7 @@ CpuKernels cpu_kernels(Approximation form) {
     case Approximation::tanh:
       return {{&tanh_forward<float>, &tanh_backward<float>},
               {&tanh_forward<double>, &tanh_backward<double>}};
-    case Approximation::sigmoid:
-      return sigmoid_cpu_kernels();
+    case Approximation::sigmoid: return sigmoid_cpu_kernels();
     default:
       return {{&none_forward<float>, &none_backward<float>},
               {&none_forward<double>, &none_backward<double>}};

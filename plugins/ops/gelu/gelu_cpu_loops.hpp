@@ -40,16 +40,26 @@ inline double exp_of(double v) { return std::exp(v); }
 inline float tanh_of(float v) { return std::tanh(v); }
 inline double tanh_of(double v) { return std::tanh(v); }
 template <typename T>
-Vectorized<T> erf_of(const Vectorized<T>& v) { return v.erf(); }
+Vectorized<T> erf_of(const Vectorized<T>& v) {
+  return v.erf();
+}
 template <typename T>
-Vectorized<T> exp_of(const Vectorized<T>& v) { return v.exp(); }
+Vectorized<T> exp_of(const Vectorized<T>& v) {
+  return v.exp();
+}
 template <typename T>
-Vectorized<T> tanh_of(const Vectorized<T>& v) { return v.tanh(); }
+Vectorized<T> tanh_of(const Vectorized<T>& v) {
+  return v.tanh();
+}
 
 template <typename N>
-struct ScalarOf { using type = N; };
+struct ScalarOf {
+  using type = N;
+};
 template <typename T>
-struct ScalarOf<Vectorized<T>> { using type = T; };
+struct ScalarOf<Vectorized<T>> {
+  using type = T;
+};
 
 // `value` rounded to the element type, then (for a vector) broadcast.
 template <typename N>

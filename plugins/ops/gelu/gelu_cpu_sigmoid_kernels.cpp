@@ -37,8 +37,8 @@ void sigmoid_forward(const T* x, T* y, int64_t n) {
 
 template <typename T>
 void sigmoid_backward(const T* x, const T* dy, T* dx, int64_t n) {
-  map2_in_parallel([](const auto& v, const auto& g) { return gelu_sigmoid_grad(v, g); }, x, dy,
-                   dx, n);
+  map2_in_parallel([](const auto& v, const auto& g) { return gelu_sigmoid_grad(v, g); }, x, dy, dx,
+                   n);
 }
 
 }  // namespace

@@ -18,11 +18,11 @@ torch::Tensor gelu_forward_cuda(const torch::Tensor& x, Approximation form) {
   const int64_t n = input.numel();
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   if (input.scalar_type() == torch::kDouble)
-    C10_CUDA_CHECK(launch_gelu_forward(input.data_ptr<double>(), output.data_ptr<double>(), n,
-                                       form, stream));
+    C10_CUDA_CHECK(
+        launch_gelu_forward(input.data_ptr<double>(), output.data_ptr<double>(), n, form, stream));
   else
-    C10_CUDA_CHECK(launch_gelu_forward(input.data_ptr<float>(), output.data_ptr<float>(), n,
-                                       form, stream));
+    C10_CUDA_CHECK(
+        launch_gelu_forward(input.data_ptr<float>(), output.data_ptr<float>(), n, form, stream));
   return output;
 }
 

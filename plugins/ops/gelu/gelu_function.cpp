@@ -20,9 +20,9 @@ void check_input(const torch::Tensor& x) {
                         std::string("gelu: input dtype ") + c10::toString(dtype) +
                             " is not supported; gelu takes Float (float32) or Double (float64)");
   if (!x.device().is_cpu() && !x.device().is_cuda())
-    throw runner::Error(runner::ErrorClass::runtime,
-                        "gelu: input on " + x.device().str() + " is not supported; gelu runs on "
-                        "cpu and cuda");
+    throw runner::Error(runner::ErrorClass::runtime, "gelu: input on " + x.device().str() +
+                                                         " is not supported; gelu runs on "
+                                                         "cpu and cuda");
 }
 
 torch::Tensor forward_on_device(const torch::Tensor& x, Approximation form) {

@@ -68,8 +68,7 @@ __device__ T gelu_derivative(T x) {
 
 template <Approximation form, typename T>
 __global__ void forward_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
-  for (int64_t i = global_index(); i < n; i += global_stride())
-    y[i] = gelu_value<form>(x[i]);
+  for (int64_t i = global_index(); i < n; i += global_stride()) y[i] = gelu_value<form>(x[i]);
 }
 
 template <Approximation form, typename T>
@@ -104,16 +103,13 @@ cudaError_t launch_backward(const T* x, const T* dy, T* dx, int64_t n, Approxima
   const int blocks = blocks_for(n);
   switch (form) {
     case Approximation::none:
-      backward_kernel<Approximation::none>
-          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
+      backward_kernel<Approximation::none><<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
     case Approximation::tanh:
-      backward_kernel<Approximation::tanh>
-          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
+      backward_kernel<Approximation::tanh><<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
     case Approximation::sigmoid:
-      backward_kernel<Approximation::sigmoid>
-          <<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
+      backward_kernel<Approximation::sigmoid><<<blocks, kThreads, 0, stream>>>(x, dy, dx, n);
       break;
   }
   return cudaGetLastError();

@@ -11,7 +11,8 @@ namespace {
 [[noreturn]] void refuse(const torch::Tensor& x) {
   throw runner::Error(runner::ErrorClass::runtime,
                       "gelu: this runner was built without CUDA (CPU-only LibTorch); the tensor "
-                      "is on " + x.device().str(),
+                      "is on " +
+                          x.device().str(),
                       "use train.device = \"cpu\", or build runner against a CUDA LibTorch");
 }
 

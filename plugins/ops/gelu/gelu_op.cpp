@@ -26,9 +26,9 @@ Approximation approximation_from(const std::string& approximate) {
   if (approximate == "none") return Approximation::none;
   if (approximate == "tanh") return Approximation::tanh;
   if (approximate == "sigmoid") return Approximation::sigmoid;
-  throw runner::ConfigError("ops.gelu.approximate = \"" + approximate +
-                                "\" is not one of none, tanh, sigmoid",
-                            "choices: none, tanh, sigmoid");
+  throw runner::ConfigError(
+      "ops.gelu.approximate = \"" + approximate + "\" is not one of none, tanh, sigmoid",
+      "choices: none, tanh, sigmoid");
 }
 
 runner::Schema gelu_schema() {

@@ -12,13 +12,10 @@ template <typename T>
 const cpu::PoolKernels<T>& kernels() {
   switch (runner::cpu_capability()) {
 #if defined(__x86_64__) || defined(_M_X64)
-    case runner::CpuCapability::AVX512:
-      return cpu::AVX512::pool_kernels<T>();
-    case runner::CpuCapability::AVX2:
-      return cpu::AVX2::pool_kernels<T>();
+    case runner::CpuCapability::AVX512: return cpu::AVX512::pool_kernels<T>();
+    case runner::CpuCapability::AVX2: return cpu::AVX2::pool_kernels<T>();
 #endif
-    default:
-      return cpu::DEFAULT::pool_kernels<T>();
+    default: return cpu::DEFAULT::pool_kernels<T>();
   }
 }
 

@@ -2,8 +2,8 @@
 // name the op.
 #pragma once
 
-#include <runner/op.hpp>
 #include <torch/torch.h>
+#include <runner/op.hpp>
 
 #include <string>
 #include <vector>

@@ -34,8 +34,8 @@ void DdpStrategy::setup(const StrategyContext& context) {
   broadcast_from_rank_zero(*model_, *communicator_);
   optimizer_ = context.make_optimizer(parameters_);
   const auto bucket_bytes = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
-  buckets_ = std::make_unique<GradientBuckets>(parameters_, bucket_bytes, communicator_,
-                                               options_.overlap);
+  buckets_ =
+      std::make_unique<GradientBuckets>(parameters_, bucket_bytes, communicator_, options_.overlap);
   step_ = std::make_unique<TrainingStep>(model_, parameters_, context.techniques, context.device,
                                          context.meter);
   state_ = std::make_unique<ReplicaState>(*model_, *optimizer_, parameters_, *step_,

@@ -16,8 +16,8 @@ namespace runner::strategies {
 
 struct DdpOptions {
   double bucket_mb = 25;
-  bool overlap = true;         // start each bucket's all-reduce as soon as it is full
-  bool drop_last = false;      // drop the tail of an epoch instead of padding it
+  bool overlap = true;                // start each bucket's all-reduce as soon as it is full
+  bool drop_last = false;             // drop the tail of an epoch instead of padding it
   std::string buffers = "broadcast";  // or "average"
   // Its keys in the strategy's table, after the host's distributed keys.
   static const OptionFields<DdpOptions>& fields();

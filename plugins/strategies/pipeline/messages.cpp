@@ -31,7 +31,8 @@ torch::Tensor Messages::receive(int from) {
   pipeline_->receive(header, from);
   header = header.cpu();
   std::vector<int64_t> sizes;
-  for (int64_t d = 0; d < header[0].item<int64_t>(); ++d) sizes.push_back(header[d + 1].item<int64_t>());
+  for (int64_t d = 0; d < header[0].item<int64_t>(); ++d)
+    sizes.push_back(header[d + 1].item<int64_t>());
   const auto type = static_cast<c10::ScalarType>(header[kMostDimensions + 1].item<int64_t>());
   torch::Tensor data = torch::empty(sizes, torch::TensorOptions().dtype(type).device(device_));
   pipeline_->receive(data, from);

@@ -11,8 +11,10 @@ namespace {
 
 void check_enough_layers(size_t layers, int stages) {
   if (stages < 1 || layers < static_cast<size_t>(stages))
-    throw std::invalid_argument(std::to_string(stages) + " pipeline stages need at least as many "
-                                "layers; the model lists " + std::to_string(layers));
+    throw std::invalid_argument(std::to_string(stages) +
+                                " pipeline stages need at least as many "
+                                "layers; the model lists " +
+                                std::to_string(layers));
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ double tied_copies(const ModelEstimate& model, LayerRange range) {
   for (size_t l = range.begin; l < range.end; ++l) {
     const LayerEstimate& layer = model.layers[l];
     const bool owner_here = layer.tied_owner >= range.begin && layer.tied_owner < range.end;
-    if (layer.tied_parameters > 0 && !owner_here) copies += static_cast<double>(layer.tied_parameters);
+    if (layer.tied_parameters > 0 && !owner_here)
+      copies += static_cast<double>(layer.tied_parameters);
   }
   return copies;
 }
@@ -107,10 +108,12 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
     plan.ranks.push_back(rank);
   }
   plan.notes = std::to_string(k) + " stages x " + std::to_string(pipelines) + " pipeline" +
-               (pipelines == 1 ? "" : "s") + (sharded ? " (optimizer state sharded over them)" : "") +
-               ", " + (gpipe ? "GPipe" : "1F1B") +
-               ", cut by " + (balance == "flops" && !says_flops(weights) ? "parameters (the "
-               "layers say no FLOPs)" : balance);
+               (pipelines == 1 ? "" : "s") +
+               (sharded ? " (optimizer state sharded over them)" : "") + ", " +
+               (gpipe ? "GPipe" : "1F1B") + ", cut by " +
+               (balance == "flops" && !says_flops(weights) ? "parameters (the "
+                                                             "layers say no FLOPs)"
+                                                           : balance);
   return plan;
 }
 

@@ -11,8 +11,8 @@ std::vector<StatePiece> PipelineStrategy::state_pieces() {
   const bool saves = pipeline_index_ == 0;  // the other pipelines are its replicas
   if (!optimizer_state_)
     optimizer_state_ = std::make_unique<OptimizerState>(
-        *optimizer_, units_.empty() ? whole_placements(*model_, owned_)
-                                    : master_placements(units_, *model_));
+        *optimizer_,
+        units_.empty() ? whole_placements(*model_, owned_) : master_placements(units_, *model_));
   std::vector<StatePiece> pieces;
   std::unordered_set<const void*> listed;
   auto add_whole = [&](const torch::Tensor& tensor, bool saved) {

@@ -180,7 +180,8 @@ void PipelineStrategy::place_layers(torch::Device device) {
 
 torch::Tensor PipelineStrategy::run_layers(const torch::Tensor& x, bool checkpoint) const {
   torch::Tensor h = x;
-  for (const auto& layer : layers_) h = checkpoint ? checkpointed_forward(layer, h) : layer->forward(h);
+  for (const auto& layer : layers_)
+    h = checkpoint ? checkpointed_forward(layer, h) : layer->forward(h);
   return h;
 }
 
@@ -243,7 +244,8 @@ void PipelineStrategy::drop_gradients() {
 
 StepResult PipelineStrategy::train_step(const Batch& batch) {
   drop_gradients();
-  const std::vector<MicroBatch> micro = split_micro_batches(batch, step_->techniques().micro_batches);
+  const std::vector<MicroBatch> micro =
+      split_micro_batches(batch, step_->techniques().micro_batches);
   const int m = static_cast<int>(micro.size());
   in_flight_.assign(micro.size(), InFlight{});
   StepResult result;
@@ -256,7 +258,8 @@ StepResult PipelineStrategy::train_step(const Batch& batch) {
   }
   messages_->wait_for_sends();
   reduce_gradients();
-  if (!last_stage()) result.loss = torch::zeros({}, torch::kFloat);
+  if (!last_stage())
+    result.loss = torch::zeros({}, torch::kFloat);
   else
     result.predictions = joined_predictions(predictions);
   // Clipping's squares and fp16's overflow flags: over the stages, and the replicas' parts.
@@ -326,7 +329,9 @@ StepResult PipelineStrategy::eval_step(const Batch& batch) {
   return result;
 }
 
-void PipelineStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+void PipelineStrategy::set_learning_rate(double lr) {
+  strategies::set_learning_rate(*optimizer_, lr);
+}
 
 // Every stage of a pipeline takes the same samples; the pipelines split them as ddp's ranks.
 torch::Tensor PipelineStrategy::shard_samples(const torch::Tensor& order, Split split) const {

@@ -23,11 +23,11 @@ namespace runner::strategies {
 
 struct PipelineOptions {
   int stages = 2;
-  std::string schedule = "1f1b";       // or "gpipe"
+  std::string schedule = "1f1b";  // or "gpipe"
   std::string balance = "flops";  // or "parameters", "layers"
   bool drop_last = false;
-  int zero_stage = 0;      // 1: each stage's optimizer state sharded over the pipelines
-  double bucket_mb = 25;   // zero_stage 1: parameters per sharded unit
+  int zero_stage = 0;     // 1: each stage's optimizer state sharded over the pipelines
+  double bucket_mb = 25;  // zero_stage 1: parameters per sharded unit
   // Its keys in the strategy's table, after the host's distributed keys.
   static const OptionFields<PipelineOptions>& fields();
   static PipelineOptions from(const Options& options) { return fields().read(options); }

@@ -16,6 +16,8 @@ StepResult SingleStrategy::train_step(const Batch& batch) { return step_->run(ba
 
 StepResult SingleStrategy::eval_step(const Batch& batch) { return step_->evaluate(batch); }
 
-void SingleStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+void SingleStrategy::set_learning_rate(double lr) {
+  strategies::set_learning_rate(*optimizer_, lr);
+}
 
 }  // namespace runner::strategies

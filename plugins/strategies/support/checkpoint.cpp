@@ -97,8 +97,8 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    auto r = c10::static_intrusive_pointer_cast<Recompute>(
-        ctx->saved_data["recompute"].toCapsule());
+    auto r =
+        c10::static_intrusive_pointer_cast<Recompute>(ctx->saved_data["recompute"].toCapsule());
     const torch::Tensor x = ctx->get_saved_variables()[0];
     torch::Tensor input = x.detach();
     const bool input_needs_grad = x.is_floating_point() && ctx->needs_input_grad(0);

@@ -17,8 +17,9 @@ std::vector<MicroBatch> split_micro_batches(const Batch& batch, int64_t count) {
   int64_t start = 0;
   for (int64_t i = 0; i < pieces; ++i) {
     const int64_t length = rows / pieces + (i < rows % pieces ? 1 : 0);
-    micro.push_back({{batch.inputs.narrow(0, start, length), batch.targets.narrow(0, start, length)},
-                     static_cast<double>(length) / static_cast<double>(rows)});
+    micro.push_back(
+        {{batch.inputs.narrow(0, start, length), batch.targets.narrow(0, start, length)},
+         static_cast<double>(length) / static_cast<double>(rows)});
     start += length;
   }
   return micro;

@@ -169,7 +169,8 @@ std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
   std::vector<torch::Tensor> bucket;
   int64_t bytes = 0;
   auto close = [&] {
-    if (!bucket.empty()) units.push_back(std::make_unique<ShardedUnit>(bucket, communicator, stage));
+    if (!bucket.empty())
+      units.push_back(std::make_unique<ShardedUnit>(bucket, communicator, stage));
     bucket.clear();
     bytes = 0;
   };
@@ -195,8 +196,12 @@ std::vector<std::vector<Placement>> master_placements(
     for (const auto& span : unit->owned_spans()) {
       const torch::Tensor& p = unit->parameters()[span.parameter];
       placements.back().push_back({names.at(p.unsafeGetTensorImpl()),
-                                   unit->shape_of(span.parameter), -1, span.in_parameter,
-                                   span.in_master, span.numel, {span.numel}});
+                                   unit->shape_of(span.parameter),
+                                   -1,
+                                   span.in_parameter,
+                                   span.in_master,
+                                   span.numel,
+                                   {span.numel}});
     }
   }
   return placements;

@@ -95,14 +95,16 @@ std::vector<std::vector<Placement>> whole_placements(const torch::nn::Module& mo
 StatePiece piece_of(const torch::Tensor& tensor, const Placement& placement,
                     const std::string& prefix, bool saved) {
   torch::Tensor values = tensor.view(-1).narrow(0, placement.offset, placement.numel);
-  return {prefix + placement.name, placement.whole_shape, placement.dim, placement.start,
-          values.view(placement.shape), saved};
+  return {prefix + placement.name, placement.whole_shape,        placement.dim,
+          placement.start,         values.view(placement.shape), saved};
 }
 
 std::unordered_map<const void*, std::string> names_of(const torch::nn::Module& module) {
   std::unordered_map<const void*, std::string> names;
-  for (const auto& item : module.named_parameters()) names[item.value().unsafeGetTensorImpl()] = item.key();
-  for (const auto& item : module.named_buffers()) names[item.value().unsafeGetTensorImpl()] = item.key();
+  for (const auto& item : module.named_parameters())
+    names[item.value().unsafeGetTensorImpl()] = item.key();
+  for (const auto& item : module.named_buffers())
+    names[item.value().unsafeGetTensorImpl()] = item.key();
   return names;
 }
 
@@ -116,16 +118,20 @@ std::vector<StatePiece> model_pieces(const torch::nn::Module& module, bool saved
   return pieces;
 }
 
-void ScalarPieces::add(std::string name, double* value) { values_.emplace_back(std::move(name), value); }
+void ScalarPieces::add(std::string name, double* value) {
+  values_.emplace_back(std::move(name), value);
+}
 
-void ScalarPieces::add(std::string name, int64_t* value) { values_.emplace_back(std::move(name), value); }
+void ScalarPieces::add(std::string name, int64_t* value) {
+  values_.emplace_back(std::move(name), value);
+}
 
 std::vector<StatePiece> ScalarPieces::pieces(bool saved) {
   holders_.clear();
   std::vector<StatePiece> pieces;
   for (const auto& [name, value] : values_) {
-    holders_.push_back(std::visit(
-        [](auto* number) { return torch::tensor(*number).reshape({}); }, value));
+    holders_.push_back(
+        std::visit([](auto* number) { return torch::tensor(*number).reshape({}); }, value));
     pieces.push_back({name, {}, -1, 0, holders_.back(), saved});
   }
   return pieces;

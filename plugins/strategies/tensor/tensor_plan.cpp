@@ -26,8 +26,10 @@ void check_split(const ModelEstimate& model, const std::optional<SplitEstimate>&
                       "the model's SplitEstimator must list one LayerSplit per layer");
   for (const auto& [key, size] : split->divisors)
     if (size % degree != 0)
-      throw ConfigError("strategy.degree = " + std::to_string(degree) + " does not divide the "
-                            "model's " + key + " = " + std::to_string(size),
+      throw ConfigError("strategy.degree = " + std::to_string(degree) +
+                            " does not divide the "
+                            "model's " +
+                            key + " = " + std::to_string(size),
                         "choose a degree that divides " + key);
 }
 

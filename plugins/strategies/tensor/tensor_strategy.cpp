@@ -64,7 +64,8 @@ void TensorStrategy::setup(const StrategyContext& context) {
   // Every group splits the same weights: rank 0's, whatever each rank's initialization drew.
   broadcast_from_rank_zero(*model_, world);
   make_groups(world);
-  for (const auto& p : model_->parameters()) whole_shapes_[p.unsafeGetTensorImpl()] = p.sizes().vec();
+  for (const auto& p : model_->parameters())
+    whole_shapes_[p.unsafeGetTensorImpl()] = p.sizes().vec();
   const std::vector<torch::Tensor> split = context.split_tensor_parallel(group_);
   parameters_ = trainable_parameters(*model_);
   optimizer_ = context.make_optimizer(parameters_);
@@ -122,7 +123,9 @@ StepResult TensorStrategy::train_step(const Batch& batch) {
 
 StepResult TensorStrategy::eval_step(const Batch& batch) { return step_->evaluate(batch); }
 
-void TensorStrategy::set_learning_rate(double lr) { strategies::set_learning_rate(*optimizer_, lr); }
+void TensorStrategy::set_learning_rate(double lr) {
+  strategies::set_learning_rate(*optimizer_, lr);
+}
 
 // The groups split each epoch as ddp's ranks; the ranks of a group take the same samples.
 torch::Tensor TensorStrategy::shard_samples(const torch::Tensor& order, Split split) const {
@@ -139,7 +142,8 @@ std::vector<std::vector<Placement>> TensorStrategy::placements() const {
 }
 
 std::vector<StatePiece> TensorStrategy::state_pieces() {
-  if (!optimizer_state_) optimizer_state_ = std::make_unique<OptimizerState>(*optimizer_, placements());
+  if (!optimizer_state_)
+    optimizer_state_ = std::make_unique<OptimizerState>(*optimizer_, placements());
   const bool first_group = replica_ == 0, first_rank = first_group && group_->rank() == 0;
   std::vector<StatePiece> pieces;
   for (const auto& item : model_->named_parameters()) {
@@ -150,8 +154,8 @@ std::vector<StatePiece> TensorStrategy::state_pieces() {
     pieces.push_back(piece_of(p.detach(), placement, "model/", split ? first_group : first_rank));
   }
   for (const auto& item : model_->named_buffers())
-    pieces.push_back(piece_of(item.value(), whole_placement(item.key(), item.value()), "model/",
-                              first_rank));
+    pieces.push_back(
+        piece_of(item.value(), whole_placement(item.key(), item.value()), "model/", first_rank));
   for (auto& piece : optimizer_state_->pieces(first_group)) pieces.push_back(std::move(piece));
   for (auto& piece : step_->state_pieces(first_rank)) pieces.push_back(std::move(piece));
   return pieces;

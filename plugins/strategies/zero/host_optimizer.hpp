@@ -4,8 +4,8 @@
 // so the device keeps the master parts and their gradients but no optimizer state.
 #pragma once
 
-#include <runner/strategy.hpp>
 #include <torch/torch.h>
+#include <runner/strategy.hpp>
 
 #include <memory>
 #include <vector>

@@ -39,9 +39,9 @@ OffloadedOptimizer::OffloadedOptimizer(const std::vector<torch::Tensor>& masters
                                        const OptimizerFactory& make, fs::path folder)
     : OffloadedOptimizer(masters, optimizer_per_part(masters, make), std::move(folder)) {}
 
-OffloadedOptimizer::OffloadedOptimizer(
-    const std::vector<torch::Tensor>& masters,
-    std::vector<std::unique_ptr<torch::optim::Optimizer>> parts, fs::path folder)
+OffloadedOptimizer::OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
+                                       std::vector<std::unique_ptr<torch::optim::Optimizer>> parts,
+                                       fs::path folder)
     : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(masters)},
                               parts.front()->defaults().clone()),
       parts_(std::move(parts)),

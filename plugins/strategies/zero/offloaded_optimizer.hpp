@@ -4,8 +4,8 @@
 // own, so at most three parts' state is in memory at a time.
 #pragma once
 
-#include <runner/strategy.hpp>
 #include <torch/torch.h>
+#include <runner/strategy.hpp>
 
 #include <filesystem>
 #include <memory>

@@ -61,10 +61,11 @@ void ZeroStrategy::setup(const StrategyContext& context) {
   for (const auto& unit : units_) masters.push_back(unit->master());
   make_optimizer(masters, context);
   LayerGathering* gathering = gathering_.get();
-  reduction_ = std::make_unique<GradientReduction>(
-      reduction_order(), options_.overlap, [gathering](ShardedUnit& unit) {
-        if (gathering) gathering->backward_done_with(unit);
-      });
+  reduction_ = std::make_unique<GradientReduction>(reduction_order(), options_.overlap,
+                                                   [gathering](ShardedUnit& unit) {
+                                                     if (gathering)
+                                                       gathering->backward_done_with(unit);
+                                                   });
   // The hooks are on whole parameters: autograd checks gradients against those shapes.
   if (gathering) gathering->after_step();
   TrainingStep::Forward forward;
@@ -87,17 +88,19 @@ void ZeroStrategy::make_optimizer(const std::vector<torch::Tensor>& masters,
   }
   if (options_.offload == "cpu") {
     if (!context.device.is_cuda())
-      throw ConfigError("strategy.offload = \"cpu\" moves the optimizer state from a GPU to host "
-                        "memory, but this run is on the " + context.device.str() + " already",
-                        "set strategy.offload = \"none\", or \"nvme\" to keep it in files");
+      throw ConfigError(
+          "strategy.offload = \"cpu\" moves the optimizer state from a GPU to host "
+          "memory, but this run is on the " +
+              context.device.str() + " already",
+          "set strategy.offload = \"none\", or \"nvme\" to keep it in files");
     optimizer_ = std::make_unique<HostOptimizer>(masters, make);
     return;
   }
   const std::filesystem::path base = options_.offload_dir.empty()
                                          ? std::filesystem::temp_directory_path()
                                          : std::filesystem::path(options_.offload_dir);
-  const std::string mine = "runner-zero-" + std::to_string(getpid()) + "-rank" +
-                           std::to_string(communicator_->rank());
+  const std::string mine =
+      "runner-zero-" + std::to_string(getpid()) + "-rank" + std::to_string(communicator_->rank());
   optimizer_ = std::make_unique<OffloadedOptimizer>(masters, make, base / mine);
 }
 

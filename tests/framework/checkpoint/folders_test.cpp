@@ -58,8 +58,7 @@ TEST(CheckpointFolders, PruneKeepsTheLatestAndClearsSavesCutShort) {
   std::vector<std::string> left;
   for (const auto& entry : fs::directory_iterator(run)) left.push_back(entry.path().filename());
   std::sort(left.begin(), left.end());
-  EXPECT_EQ(left, (std::vector<std::string>{"step-000000004", "step-000000006",
-                                            "step-000000007"}));
+  EXPECT_EQ(left, (std::vector<std::string>{"step-000000004", "step-000000006", "step-000000007"}));
 }
 
 // The manifest of a fresh checkpoint with `from` replaced by `to`; its path.

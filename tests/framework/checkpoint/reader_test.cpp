@@ -17,10 +17,11 @@ torch::Tensor matrix() { return torch::arange(24, torch::kFloat).view({4, 6}); }
 
 std::string two_rank_checkpoint(const std::string& name) {
   const torch::Tensor flat = matrix().view(-1);
-  return write_checkpoint(fresh_folder(name), 8,
-                          {{{"m", {4, 6}, -1, 0, flat.narrow(0, 0, 12), true},
-                            {"v", {3}, -1, 0, torch::tensor({7.0, 8.0, 9.0}, torch::kDouble), true}},
-                           {{"m", {4, 6}, -1, 12, flat.narrow(0, 12, 12), true}}});
+  return write_checkpoint(
+      fresh_folder(name), 8,
+      {{{"m", {4, 6}, -1, 0, flat.narrow(0, 0, 12), true},
+        {"v", {3}, -1, 0, torch::tensor({7.0, 8.0, 9.0}, torch::kDouble), true}},
+       {{"m", {4, 6}, -1, 12, flat.narrow(0, 12, 12), true}}});
 }
 
 TEST(CheckpointReader, WholeTensorsAreAssembledFromTheShards) {
@@ -48,12 +49,14 @@ TEST(CheckpointReader, AnotherShapeIsRefusedNamingTheCheckpoint) {
   const std::string folder = two_rank_checkpoint("shape");
   checkpoint::CheckpointReader reader(folder);
   torch::Tensor values = torch::zeros({5, 6});
-  const std::string message =
-      message_of<DataError>([&] { reader.read_into({"m", {5, 6}, -1, 0, values, true}); });
+  const std::string message = message_of<DataError>([&] {
+    reader.read_into({"m", {5, 6}, -1, 0, values, true});
+  });
   EXPECT_NE(message.find(folder), std::string::npos) << message;
   EXPECT_NE(message.find("[4, 6] there and [5, 6] in this run"), std::string::npos) << message;
-  const std::string missing = message_of<DataError>(
-      [&] { reader.read_into({"other", {1}, -1, 0, torch::zeros({1}), true}); });
+  const std::string missing = message_of<DataError>([&] {
+    reader.read_into({"other", {1}, -1, 0, torch::zeros({1}), true});
+  });
   EXPECT_NE(missing.find("has no \"other\""), std::string::npos) << missing;
 }
 
@@ -67,8 +70,8 @@ TEST(CheckpointReader, AMissingPieceIsNamed) {
 }
 
 TEST(CheckpointReader, APieceOutsideItsWholeTensorIsRefused) {
-  const std::string folder = write_checkpoint(
-      fresh_folder("outside"), 1, {{{"m", {4}, -1, 2, torch::zeros({4}), true}}});
+  const std::string folder =
+      write_checkpoint(fresh_folder("outside"), 1, {{{"m", {4}, -1, 2, torch::zeros({4}), true}}});
   const std::string message =
       message_of<DataError>([&] { checkpoint::CheckpointReader reader(folder); });
   EXPECT_NE(message.find("rank-0.safetensors"), std::string::npos) << message;

@@ -112,8 +112,8 @@ TEST(Safetensors, AHeaderWithImpossibleShapesIsRefused) {
 
 TEST(Safetensors, AnUnwritableFolderIsNamed) {
   const std::string path = "/proc/runner-no-such-folder/t.safetensors";
-  const std::string message = message_of<DataError>(
-      [&] { checkpoint::write_safetensors(path, sample_tensors(), {}); });
+  const std::string message =
+      message_of<DataError>([&] { checkpoint::write_safetensors(path, sample_tensors(), {}); });
   EXPECT_NE(message.find(path), std::string::npos) << message;
 }
 

@@ -23,7 +23,7 @@ struct BadInput {
   // Writes what the case needs into `dir`; returns the arguments and the environment.
   std::function<std::pair<std::string, std::string>(const std::string& dir)> setup;
   int exit_code;
-  const char* message;  // in stderr or stdout; "{dir}" stands for the case's folder
+  const char* message;       // in stderr or stdout; "{dir}" stands for the case's folder
   int finished_epochs = -1;  // the epochs its one run must have recorded (-1: not checked)
 };
 
@@ -77,8 +77,8 @@ std::string mnist_with_truncated_images(const std::string& dir) {
   write_idx_split(dir + "/mnist", "train", 10, 100);
   write_idx_split(dir + "/mnist", "t10k", 10, 10 * 28 * 28);
   write_file(dir + "/exp.toml", "[experiment]\nname = \"bad_data\"\nresults = \"" + dir +
-                                    "/r.h5\"\n[dataset]\nname = \"mnist\"\ndata_dir = \"" +
-                                    dir + "/mnist\"\n[model]\nname = \"lenet5\"\n");
+                                    "/r.h5\"\n[dataset]\nname = \"mnist\"\ndata_dir = \"" + dir +
+                                    "/mnist\"\n[model]\nname = \"lenet5\"\n");
   return dir + "/exp.toml";
 }
 
@@ -107,9 +107,9 @@ std::string failing_in_epoch_2(const std::string& dir, const std::string& how,
                                const std::string& strategy) {
   std::string text = blobs_experiment(dir + "/r.h5", "threads = 1\n" + strategy);
   text.replace(text.find("epochs = 1"), 10, "epochs = 3");
-  text.replace(text.find("name = \"linear_probe\"\n"), 22,
-               "name = \"linear_probe\"\nfail_at_step = 20\nfail_on_rank = 1\nfail_how = \"" +
-                   how + "\"\n");
+  text.replace(
+      text.find("name = \"linear_probe\"\n"), 22,
+      "name = \"linear_probe\"\nfail_at_step = 20\nfail_on_rank = 1\nfail_how = \"" + how + "\"\n");
   write_file(dir + "/exp.toml", text);
   return plugins() + dir + "/exp.toml";
 }
@@ -229,8 +229,9 @@ const std::vector<BadInput> kCases = {
      2, "[sweep] expands to 10000000000 runs"},
     {"bad_master_port",
      [](const std::string& dir) {
-       return std::make_pair(plugins() + experiment(dir, "[strategy]\nname = \"ddp\"\n"
-                                                         "world_size = 2\n"),
+       return std::make_pair(plugins() + experiment(dir,
+                                                    "[strategy]\nname = \"ddp\"\n"
+                                                    "world_size = 2\n"),
                              "MASTER_PORT=abc");
      },
      2, "MASTER_PORT = \"abc\" is not a port"},
@@ -251,9 +252,8 @@ const std::vector<BadInput> kCases = {
      "{dir}/cifar/data_batch_1.bin: record 1 (byte 3073) has label 10"},
     {"results_not_hdf5",
      [](const std::string& dir) {
-       return std::make_pair("report " + copy_of(std::string(kResultsCorpus) + "not_hdf5.bin",
-                                                 dir + "/old.h5"),
-                             "");
+       return std::make_pair(
+           "report " + copy_of(std::string(kResultsCorpus) + "not_hdf5.bin", dir + "/old.h5"), "");
      },
      4, "{dir}/old.h5: not an HDF5 file"},
     {"results_damaged_heap",
@@ -265,15 +265,17 @@ const std::vector<BadInput> kCases = {
      4, "{dir}/old.h5: damaged: the global heap at byte"},
     {"training_fault",
      [](const std::string& dir) {
-       return std::make_pair(failing_in_epoch_2(dir, "throw", "[strategy]\nworld_size = 2\n"
-                                                              "name = \"ddp\"\n"),
+       return std::make_pair(failing_in_epoch_2(dir, "throw",
+                                                "[strategy]\nworld_size = 2\n"
+                                                "name = \"ddp\"\n"),
                              "");
      },
      3, "rank 1 failed: training step 20 failed", 1},
     {"distributed_killed_rank",
      [](const std::string& dir) {
-       return std::make_pair(failing_in_epoch_2(dir, "kill", "[strategy]\nworld_size = 2\n"
-                                                             "name = \"ddp\"\ntimeout_s = 20\n"),
+       return std::make_pair(failing_in_epoch_2(dir, "kill",
+                                                "[strategy]\nworld_size = 2\n"
+                                                "name = \"ddp\"\ntimeout_s = 20\n"),
                              "");
      },
      5, "rank 1 was killed by signal 9 (SIGKILL)", 1},
@@ -315,7 +317,8 @@ TEST(BadInput, EachClassEndsWithItsCodeAndALocatedMessage) {
     EXPECT_EQ(o.exit_code, c.exit_code) << o.out << o.err;
     const std::string message = with_dir(c.message, dir);
     EXPECT_NE((o.err + o.out).find(message), std::string::npos)
-        << "'" << message << "' missing from\n" << o.err << o.out;
+        << "'" << message << "' missing from\n"
+        << o.err << o.out;
     EXPECT_FALSE(processes_left(dir));
     expect_results_readable(dir + "/r.h5", c.finished_epochs);
   }

@@ -13,8 +13,8 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(CheckOpCommand, AnOpWithoutReferenceRunsAndPasses) {
   Output o = run_runner("check-op relu --shapes 3x5,2x1x4 --repeat 1");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
-  for (const char* part : {"relu has no reference", "(3, 5) non-contiguous", "gradcheck",
-                           "timing", "check-op relu: passed"})
+  for (const char* part : {"relu has no reference", "(3, 5) non-contiguous", "gradcheck", "timing",
+                           "check-op relu: passed"})
     EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
 }
 
@@ -43,8 +43,7 @@ TEST(CheckOpCommand, AnOpThatThrowsFailsEachPhaseWithItsMessage) {
                         "/tests/fixtures/throwing check-op fixture_refusing --shapes 2x2 "
                         "--repeat 1");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
-  EXPECT_TRUE(contains(o.out, "FAILED: fixture_refusing: refuses an input of 4 elements"))
-      << o.out;
+  EXPECT_TRUE(contains(o.out, "FAILED: fixture_refusing: refuses an input of 4 elements")) << o.out;
   const size_t timing = o.out.find("timing (");
   ASSERT_NE(timing, std::string::npos) << o.out;
   EXPECT_TRUE(contains(o.out.substr(timing), "FAILED: fixture_refusing")) << o.out;

@@ -87,9 +87,9 @@ TEST(Cli, SetOverridesAKeyTypedBySchema) {
 TEST(Cli, PluginFoldersComeFromTheEnvironmentAndTheExperiment) {
   std::string dir = scratch_dir("plugin_sources");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
-  EXPECT_EQ(run_runner("-q " + dir + "/exp.toml", "RUNNER_PLUGIN_PATH=" + fixture_plugins())
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      run_runner("-q " + dir + "/exp.toml", "RUNNER_PLUGIN_PATH=" + fixture_plugins()).exit_code,
+      0);
   std::string text = blobs_experiment(dir + "/r2.h5");
   text.insert(text.find("results"), "plugin_path = [\"" + fixture_plugins() + "\"]\n");
   write_file(dir + "/exp2.toml", text);

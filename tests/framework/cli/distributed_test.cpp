@@ -18,17 +18,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 constexpr int kTestSize = 500;
 
 // LeNet-5 on 3200 Fashion-MNIST samples: 50 steps of a global batch of 64.
 std::string lenet_experiment(const std::string& results, const std::string& strategy) {
   return "[experiment]\nname = \"lenet\"\nseed = 11\nresults = \"" + results + "\"\n" +
          "[dataset]\nname = \"mnist\"\ndata_dir = \"" + kFashionMnist + "\"\n" +
-         "train_size = 3200\ntest_size = " + std::to_string(kTestSize) + "\n"
+         "train_size = 3200\ntest_size = " + std::to_string(kTestSize) +
+         "\n"
          "[model]\nname = \"lenet5\"\n"
          "[optimizer]\nname = \"adam\"\nlr = 1e-3\n"
-         "[train]\nepochs = 1\nbatch_size = 64\nthreads = 1\n" + strategy;
+         "[train]\nepochs = 1\nbatch_size = 64\nthreads = 1\n" +
+         strategy;
 }
 
 results::RunRecord only_run(const std::string& path) {
@@ -46,7 +47,8 @@ TEST(Distributed, TwoTorchrunRanksFollowTheSingleRunStepForStep) {
   Output single = run_runner(dir + "/single.toml");
   ASSERT_EQ(single.exit_code, 0) << single.err;
   auto codes = run_as_torchrun(2, dir + "/ddp.toml", dir);
-  ASSERT_EQ(codes, (std::vector<int>{0, 0})) << read_file(dir + "/out0") << read_file(dir + "/out1");
+  ASSERT_EQ(codes, (std::vector<int>{0, 0}))
+      << read_file(dir + "/out0") << read_file(dir + "/out1");
 
   auto one = only_run(dir + "/single.h5");
   auto two = only_run(dir + "/ddp.h5");
@@ -67,8 +69,9 @@ TEST(Distributed, TwoTorchrunRanksFollowTheSingleRunStepForStep) {
 std::string blobs_ddp(const std::string& dir, const std::string& strategy_extra,
                       const std::string& model_extra = "") {
   std::string text = blobs_experiment(
-      dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\nname = \"ddp\"\n" +
-                         strategy_extra);
+      dir + "/r.h5",
+      "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\nname = \"ddp\"\n" +
+          strategy_extra);
   text.replace(text.find("name = \"linear_probe\"\n"), 22,
                "name = \"linear_probe\"\n" + model_extra);
   write_file(dir + "/exp.toml", text);
@@ -135,9 +138,8 @@ TEST(Distributed, AKilledRankEndsTheRunNamingIt) {
 TEST(Distributed, AStoppedRankIsNamedAndTheRunEndsAtTheTimeout) {
   const std::string dir = scratch_dir("stopped_rank");
   const auto start = Clock::now();
-  Output out = run_runner(
-      blobs_ddp(dir, "world_size = 2\ntimeout_s = 10\n",
-                "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"stop\"\n"));
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 10\n",
+                                    "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"stop\"\n"));
   // The timeout, rank 0's diagnosis and the ranks' start; the old way took over 35 s.
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(28));
   EXPECT_EQ(out.exit_code, 5) << out.err;
@@ -152,21 +154,21 @@ TEST(Distributed, AStoppedRankIsNamedAndTheRunEndsAtTheTimeout) {
 
 TEST(Distributed, ARankThatThrowsEndsTheRunWithItsError) {
   const std::string dir = scratch_dir("throwing_rank");
-  Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\n",
-                                    "fail_at_step = 3\nfail_on_rank = 1\n"));
+  Output out = run_runner(
+      blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\n", "fail_at_step = 3\nfail_on_rank = 1\n"));
   EXPECT_EQ(out.exit_code, 3) << out.err;  // a plugin's error
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
   EXPECT_EQ(run.error.rfind("rank 1 failed: training step 3 failed:", 0), 0u) << run.error;
-  EXPECT_NE(out.err.find("rank 0: all_reduce failed: rank 1 failed"), std::string::npos)
-      << out.err;
+  EXPECT_NE(out.err.find("rank 0: all_reduce failed: rank 1 failed"), std::string::npos) << out.err;
   EXPECT_FALSE(ranks_left(dir));
 }
 
 TEST(Distributed, NcclWithoutGpusIsRecordedAsSkippedAndTheSweepGoesOn) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has GPUs: NCCL may run";
   const std::string dir = scratch_dir("nccl_skipped");
-  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n[sweep]\nstrategy.backend = [\"nccl\", \"gloo\"]\n"));
+  Output out = run_runner(
+      blobs_ddp(dir, "world_size = 2\n[sweep]\nstrategy.backend = [\"nccl\", \"gloo\"]\n"));
   ASSERT_EQ(out.exit_code, 0) << out.err;
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 2u);
@@ -271,8 +273,8 @@ TEST(Distributed, ARankThatNeverComesFailsTheRendezvousNamingIt) {
 TEST(Distributed, APortInUseIsNamed) {
   const std::string dir = scratch_dir("port_in_use");
   HeldPort held;
-  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"),
-                          "MASTER_PORT=" + std::to_string(held.port()));
+  Output out =
+      run_runner(blobs_ddp(dir, "world_size = 2\n"), "MASTER_PORT=" + std::to_string(held.port()));
   EXPECT_EQ(out.exit_code, 5) << "a runtime error, not a config or plugin one\n" << out.err;
   EXPECT_NE(out.err.find("port " + std::to_string(held.port()) + " is in use"), std::string::npos)
       << out.err;
@@ -374,8 +376,8 @@ TEST(Distributed, ASignalEndsATorchrunRankHeldInACollective) {
   std::vector<pid_t> pids;
   for (int rank = 0; rank < 2; ++rank) {
     const std::string command = "exec env " + torchrun_environment(rank, 2, port) +
-                                " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir +
-                                "/out" + std::to_string(rank) + " 2>&1";
+                                " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir + "/out" +
+                                std::to_string(rank) + " 2>&1";
     const pid_t pid = fork();
     if (pid == 0) {
       execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
@@ -407,10 +409,12 @@ TEST(Distributed, ASignalEndsATorchrunRankHeldInACollective) {
 TEST(Distributed, ASingleStrategyUnderTwoTorchrunRanksIsRefused) {
   const std::string dir = scratch_dir("single_under_torchrun");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
-  auto codes = run_as_torchrun(2, "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml", dir);
+  auto codes =
+      run_as_torchrun(2, "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml", dir);
   EXPECT_EQ(codes, (std::vector<int>{2, 2}));
-  EXPECT_NE(read_file(dir + "/out0").find("torchrun started 2 ranks, but strategy 'single' runs on one"),
-            std::string::npos)
+  EXPECT_NE(
+      read_file(dir + "/out0").find("torchrun started 2 ranks, but strategy 'single' runs on one"),
+      std::string::npos)
       << read_file(dir + "/out0");
 }
 

@@ -58,7 +58,8 @@ TEST(EndToEnd, H5dumpReadsTheResultsFile) {
   if (std::system("command -v h5dump >/dev/null") != 0) GTEST_SKIP() << "h5dump not installed";
   std::string dir = scratch_dir("h5dump");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
-  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code, 0);
+  ASSERT_EQ(run_runner("-q --plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
+            0);
   std::string command = "h5dump -A " + dir + "/r.h5 >" + dir + "/dump.txt 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << read_file(dir + "/dump.txt");
   EXPECT_TRUE(contains(read_file(dir + "/dump.txt"), "runner-results"));

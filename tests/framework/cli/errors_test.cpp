@@ -40,14 +40,15 @@ TEST(CliErrors, BadCommandLinesAreExitTwo) {
   EXPECT_TRUE(contains(flag.err, "--no-such-flag")) << flag.err;
   Output nothing = run_runner("");
   EXPECT_EQ(nothing.exit_code, 2);
-  EXPECT_TRUE(contains(nothing.err, "Usage")) << "the help, to say what is missing\n" << nothing.err;
+  EXPECT_TRUE(contains(nothing.err, "Usage")) << "the help, to say what is missing\n"
+                                              << nothing.err;
   Output o = run_runner("--plugin-path /no/such/folder plugins");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_TRUE(contains(o.err, "/no/such/folder")) << o.err;
   std::string dir = scratch_dir("bad_set");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
-  Output set = run_runner("--plugin-path " + fixture_plugins() + " --set train.epochs=many " +
-                          dir + "/exp.toml");
+  Output set = run_runner("--plugin-path " + fixture_plugins() + " --set train.epochs=many " + dir +
+                          "/exp.toml");
   EXPECT_EQ(set.exit_code, 2);
   EXPECT_TRUE(contains(set.err, "train.epochs")) << set.err;
 }
@@ -81,7 +82,8 @@ TEST(CliErrors, MissingDataIsExitFourNamingTheFiles) {
 TEST(CliErrors, ANanLossIsExitFiveAndTheRunIsRecordedFailed) {
   std::string dir = scratch_dir("nan");
   std::string text = blobs_experiment(dir + "/r.h5");
-  text.replace(text.find("name = \"linear_probe\""), 21, "name = \"linear_probe\"\npoison_at_step = 3");
+  text.replace(text.find("name = \"linear_probe\""), 21,
+               "name = \"linear_probe\"\npoison_at_step = 3");
   write_file(dir + "/exp.toml", text);
   Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 5);
@@ -116,8 +118,8 @@ TEST(CliErrors, ADryRunExitsAsTheRealRunWouldWhenAComponentCannotBeBuilt) {
   EXPECT_TRUE(contains(dry.out, "# estimate: unavailable")) << dry.out;
   EXPECT_EQ(run_runner(plugins + kUnbuildableBlobs + dir + "/exp.toml").exit_code, 2);
   // A model factory that throws a plain exception: a plugin error, in both.
-  Output exploding = run_runner(plugins + "--dry-run --set model.name=exploding " + dir +
-                                "/exp.toml");
+  Output exploding =
+      run_runner(plugins + "--dry-run --set model.name=exploding " + dir + "/exp.toml");
   EXPECT_EQ(exploding.exit_code, 3) << exploding.err;
   EXPECT_TRUE(contains(exploding.err, "boom in the factory")) << exploding.err;
   EXPECT_EQ(run_runner(plugins + "--set model.name=exploding " + dir + "/exp.toml").exit_code, 3);

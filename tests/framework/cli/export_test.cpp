@@ -47,8 +47,9 @@ TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
   EXPECT_NE(out.out.find(stem + ".pt"), std::string::npos) << out.out;
 
   // The fixture model's names: its layers "mlp" (up, down) and "head" (linear).
-  const auto [code, listed] = shell(std::string(RUNNER_PYTHON) + " " RUNNER_SOURCE_DIR
-                                    "/tests/framework/cli/load_exported.py " + stem);
+  const auto [code, listed] =
+      shell(std::string(RUNNER_PYTHON) +
+            " " RUNNER_SOURCE_DIR "/tests/framework/cli/load_exported.py " + stem);
   ASSERT_EQ(code, 0) << listed;
   EXPECT_EQ(listed,
             "head.linear.bias [4]\nhead.linear.weight [4, 4]\nmlp.down.bias [4]\n"
@@ -56,7 +57,8 @@ TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
 
   // The state dict holds the checkpoint's values, bit for bit.
   std::ifstream in(stem + ".pt", std::ios::binary);
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
+                                std::istreambuf_iterator<char>()};
   const c10::Dict<c10::IValue, c10::IValue> state = torch::pickle_load(bytes).toGenericDict();
   const auto weights = checkpoint::model_weights(*checkpoint::latest_complete(run.checkpoints));
   ASSERT_EQ(state.size(), weights.size());

@@ -14,8 +14,10 @@ namespace runner::testing {
 namespace {
 
 std::string full_disk_environment(const std::string& file, uintmax_t bytes) {
-  return "LD_PRELOAD=" RUNNER_BINARY_DIR "/tests/fixtures/full_disk/full_disk.so"
-         " RUNNER_FULL_DISK_FILE=" + file + " RUNNER_FULL_DISK_BYTES=" + std::to_string(bytes);
+  return "LD_PRELOAD=" RUNNER_BINARY_DIR
+         "/tests/fixtures/full_disk/full_disk.so"
+         " RUNNER_FULL_DISK_FILE=" +
+         file + " RUNNER_FULL_DISK_BYTES=" + std::to_string(bytes);
 }
 
 TEST(FullDisk, TheRunEndsWithExitFourAndTheFlushedEpochsStayReadable) {
@@ -62,7 +64,8 @@ TEST(FullDisk, ACheckpointThatCannotBeSavedEndsTheRunAndTheOneBeforeStays) {
   std::filesystem::remove_all(folder);
 
   const std::string shard = folder + "/step-000000010/rank-0.safetensors";
-  const Output o = run_runner(plugins + dir + "/exp.toml", full_disk_environment(shard + ".tmp", 64));
+  const Output o =
+      run_runner(plugins + dir + "/exp.toml", full_disk_environment(shard + ".tmp", 64));
   EXPECT_EQ(o.exit_code, 4) << o.err;
   EXPECT_NE(o.err.find("no space left on " + shard), std::string::npos) << o.err;
   EXPECT_EQ(checkpoint::complete_checkpoints(folder),

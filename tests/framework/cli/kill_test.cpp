@@ -45,8 +45,8 @@ std::string long_experiment(const std::string& dir) {
 TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
   std::string dir = scratch_dir("sigkill");
   long_experiment(dir);
-  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml",
-                           dir + "/out");
+  pid_t pid =
+      start_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml", dir + "/out");
   bool reached = wait_for_text(dir + "/out", "epoch 3/1000", std::chrono::seconds(120));
   kill(pid, SIGKILL);
   int status = 0;
@@ -67,8 +67,8 @@ TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
 
 TEST(Kill, CtrlCRecordsTheRunAsInterruptedAndExitsWith130) {
   std::string dir = scratch_dir("sigint");
-  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + long_experiment(dir),
-                           dir + "/out");
+  pid_t pid =
+      start_runner("--plugin-path " + fixture_plugins() + " " + long_experiment(dir), dir + "/out");
   bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
   kill(pid, SIGINT);
   int status = 0;

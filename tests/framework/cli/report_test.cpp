@@ -14,11 +14,10 @@ bool contains(const std::string& text, const std::string& part) {
 
 // Four runs of the fixture's blobs: a float and a boolean swept.
 std::string swept_results(const std::string& dir) {
-  write_file(dir + "/exp.toml",
-             blobs_experiment(dir + "/r.h5",
-                              "[optimizer]\nname = \"sgd\"\nmomentum = 0.9\n"
-                              "[sweep]\n\"optimizer.lr\" = [0.01, 0.1]\n"
-                              "\"optimizer.nesterov\" = [true, false]\n"));
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5",
+                                                 "[optimizer]\nname = \"sgd\"\nmomentum = 0.9\n"
+                                                 "[sweep]\n\"optimizer.lr\" = [0.01, 0.1]\n"
+                                                 "\"optimizer.nesterov\" = [true, false]\n"));
   const Output run = run_runner("--plugin-path " + fixture_plugins() + " -q " + dir + "/exp.toml");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   return dir + "/r.h5";
@@ -35,8 +34,8 @@ TEST(Report, PrintsSweptKeysOnceAsColumnsWithinTheTerminalWidth) {
   const std::string results = swept_results(scratch_dir("report_table"));
   const Output table = run_runner("report " + results);
   EXPECT_EQ(table.exit_code, 0) << table.err;
-  for (const char* column : {"lr", "nesterov", "time", "samples/s", "step time", "test acc",
-                             "0.01", "true"})
+  for (const char* column :
+       {"lr", "nesterov", "time", "samples/s", "step time", "test acc", "0.01", "true"})
     EXPECT_TRUE(contains(table.out, column)) << column << " missing from\n" << table.out;
   EXPECT_FALSE(contains(table.out, "optimizer.lr=")) << "the label repeats the sweep\n"
                                                      << table.out;
@@ -50,8 +49,8 @@ TEST(Report, CsvToAFileHasOneLinePerRunAndUnitsInTheHeader) {
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out, "wrote 4 run(s) to " + dir + "/t.csv\n");
   const std::string text = read_file(dir + "/t.csv");
-  EXPECT_EQ(text.rfind("run_id,group,label,optimizer.lr,optimizer.nesterov,status,epochs,time_s,", 0),
-            0u)
+  EXPECT_EQ(
+      text.rfind("run_id,group,label,optimizer.lr,optimizer.nesterov,status,epochs,time_s,", 0), 0u)
       << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
 }
@@ -62,10 +61,10 @@ TEST(Report, CsvOnStandardOutputReadsBackInPandasAsNumbers) {
   const Output csv = run_runner("report " + results + " --csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   write_file(dir + "/t.csv", csv.out);
-  const int status = std::system((RUNNER_PYTHON " " RUNNER_SOURCE_DIR
-                                  "/tests/framework/cli/read_report_csv.py " + dir + "/t.csv " +
-                                  results + " > " + dir + "/py.out 2>&1")
-                                     .c_str());
+  const int status =
+      std::system((RUNNER_PYTHON " " RUNNER_SOURCE_DIR "/tests/framework/cli/read_report_csv.py " +
+                   dir + "/t.csv " + results + " > " + dir + "/py.out 2>&1")
+                      .c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (code == 77 || code == 127)
     GTEST_SKIP() << "python3 with pandas and h5py is needed (tools/setup.sh installs them): "

@@ -103,13 +103,15 @@ TEST_P(KilledAndResumed, FollowsTheRunNeverKilledBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(
     Strategies, KilledAndResumed,
-    ::testing::Values(Layout{"single", "name = \"single\""},
-                      Layout{"ddp", "name = \"ddp\"\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"zero3", "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"tensor", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"},
-                      Layout{"zero2_nvme", "name = \"zero\"\nstage = 2\noffload = \"nvme\"\n"
-                                           "world_size = 2\ntimeout_s = 30"}),
+    ::testing::Values(
+        Layout{"single", "name = \"single\""},
+        Layout{"ddp", "name = \"ddp\"\nworld_size = 2\ntimeout_s = 30"},
+        Layout{"zero3", "name = \"zero\"\nstage = 3\nworld_size = 2\ntimeout_s = 30"},
+        Layout{"pipeline", "name = \"pipeline\"\nstages = 2\nworld_size = 2\ntimeout_s = 30"},
+        Layout{"tensor", "name = \"tensor\"\ndegree = 2\nworld_size = 2\ntimeout_s = 30"},
+        Layout{"zero2_nvme",
+               "name = \"zero\"\nstage = 2\noffload = \"nvme\"\n"
+               "world_size = 2\ntimeout_s = 30"}),
     [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
 
 // A checkpoint written by 2 ranks after the first epoch goes on at 1 rank (single) and at 4
@@ -118,9 +120,9 @@ class ResumedElsewhere : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(ResumedElsewhere, GoesOnAtOneAndFourRanks) {
   const std::string dir = scratch_dir("reshard_" + GetParam().name);
-  write_file(dir + "/two.toml",
-             experiment(dir + "/two.h5", GetParam().strategy + "\nworld_size = 2",
-                        "every_epochs = 1"));
+  write_file(
+      dir + "/two.toml",
+      experiment(dir + "/two.h5", GetParam().strategy + "\nworld_size = 2", "every_epochs = 1"));
   const Output two = run_runner(plugins() + "-q " + dir + "/two.toml");
   ASSERT_EQ(two.exit_code, 0) << two.err;
   const results::RunRecord expected = the_run(dir + "/two.h5");
@@ -383,7 +385,8 @@ TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
   const std::string dir = scratch_dir("resume_other_shape");
   const std::string checkpoint = a_completed_runs_checkpoint(dir);
   std::string wider = experiment(dir + "/wider.h5", "name = \"single\"");
-  wider.replace(wider.find("name = \"layered_probe\""), 22, "name = \"layered_probe\"\nhidden = 24");
+  wider.replace(wider.find("name = \"layered_probe\""), 22,
+                "name = \"layered_probe\"\nhidden = 24");
   write_file(dir + "/wider.toml", wider);
   const Output out = run_runner(plugins() + dir + "/wider.toml --resume " + checkpoint);
   EXPECT_EQ(out.exit_code, 4) << out.err;

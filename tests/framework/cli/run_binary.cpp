@@ -31,7 +31,8 @@ std::string read_file(const std::string& path) {
 Output run_runner(const std::string& args, const std::string& environment) {
   // Test processes run in parallel: the pid keeps their output folders apart.
   static int counter = 0;
-  std::string dir = scratch_dir("output_" + std::to_string(getpid()) + "_" + std::to_string(++counter));
+  std::string dir =
+      scratch_dir("output_" + std::to_string(getpid()) + "_" + std::to_string(++counter));
   std::string command = environment + " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" + dir +
                         "/out 2>" + dir + "/err </dev/null";
   int status = std::system(command.c_str());
@@ -52,7 +53,8 @@ std::string fashion_slice_experiment(const std::string& results, int epochs) {
          "train_size = 3000\ntest_size = 1000\n"
          "[model]\nname = \"lenet5\"\n"
          "[optimizer]\nname = \"adam\"\nlr = 2e-3\n"
-         "[train]\nepochs = " + std::to_string(epochs) + "\nbatch_size = 64\n";
+         "[train]\nepochs = " +
+         std::to_string(epochs) + "\nbatch_size = 64\n";
 }
 
 std::string fixture_plugins() { return RUNNER_BINARY_DIR "/tests/fixtures/good"; }
@@ -75,8 +77,8 @@ int free_port() { return HeldPort().port(); }
 
 std::string torchrun_environment(int rank, int world, int port) {
   return "RANK=" + std::to_string(rank) + " LOCAL_RANK=" + std::to_string(rank) +
-         " WORLD_SIZE=" + std::to_string(world) + " MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
-         std::to_string(port);
+         " WORLD_SIZE=" + std::to_string(world) +
+         " MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port);
 }
 
 std::vector<int> run_as_torchrun(int world, const std::string& args, const std::string& dir,
@@ -87,8 +89,8 @@ std::vector<int> run_as_torchrun(int world, const std::string& args, const std::
     pid_t pid = fork();
     if (pid == 0) {
       std::string command = "exec env " + torchrun_environment(r, world, port) + " " +
-                            extra_environment + " " RUNNER_BINARY_DIR "/bin/runner " + args +
-                            " >" + dir + "/out" + std::to_string(r) + " 2>&1";
+                            extra_environment + " " RUNNER_BINARY_DIR "/bin/runner " + args + " >" +
+                            dir + "/out" + std::to_string(r) + " 2>&1";
       execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -106,7 +108,8 @@ std::vector<int> run_as_torchrun(int world, const std::string& args, const std::
 std::string blobs_experiment(const std::string& results, const std::string& extra) {
   return "[experiment]\nname = \"blobs\"\nresults = \"" + results + "\"\n" +
          "[dataset]\nname = \"blobs\"\n[model]\nname = \"linear_probe\"\n"
-         "[train]\nepochs = 1\nbatch_size = 32\n" + extra;
+         "[train]\nepochs = 1\nbatch_size = 32\n" +
+         extra;
 }
 
 }  // namespace runner::testing

@@ -27,11 +27,14 @@ class KilledRank : public ::testing::TestWithParam<Layout> {};
 // last stage, the second rank of a tensor-parallel group.
 TEST_P(KilledRank, EndsTheRunNamingIt) {
   const std::string dir = scratch_dir("killed_" + GetParam().name);
-  std::string text = blobs_experiment(
-      dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\n"
-                     "world_size = 2\ntimeout_s = 20\n" + GetParam().strategy + "\n");
-  text.replace(text.find("name = \"linear_probe\"\n"), 22,
-               "name = \"layered_probe\"\nfail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
+  std::string text =
+      blobs_experiment(dir + "/r.h5",
+                       "threads = 1\n[optimizer]\nname = \"sgd\"\nlr = 0.5\n[strategy]\n"
+                       "world_size = 2\ntimeout_s = 20\n" +
+                           GetParam().strategy + "\n");
+  text.replace(
+      text.find("name = \"linear_probe\"\n"), 22,
+      "name = \"layered_probe\"\nfail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
   write_file(dir + "/exp.toml", text);
   const auto start = std::chrono::steady_clock::now();
   const Output out = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
@@ -47,13 +50,14 @@ TEST_P(KilledRank, EndsTheRunNamingIt) {
       << "a rank outlived the launcher";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Strategies, KilledRank,
-    ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
-                      Layout{"zero3", "name = \"zero\"\nstage = 3"},
-                      Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
-                      Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
-    [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Strategies, KilledRank,
+                         ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
+                                           Layout{"zero3", "name = \"zero\"\nstage = 3"},
+                                           Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
+                                           Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
+                         [](const ::testing::TestParamInfo<Layout>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace runner::testing

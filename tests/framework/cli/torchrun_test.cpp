@@ -39,9 +39,10 @@ std::string torchrun(const std::string& flags) {
 }
 
 std::string experiment(const std::string& dir) {
-  std::string text = blobs_experiment(dir + "/r.h5", "threads = 1\n[optimizer]\nname = \"sgd\"\n"
-                                                    "lr = 0.5\n[strategy]\nname = \"ddp\"\n"
-                                                    "timeout_s = 60\n");
+  std::string text = blobs_experiment(dir + "/r.h5",
+                                      "threads = 1\n[optimizer]\nname = \"sgd\"\n"
+                                      "lr = 0.5\n[strategy]\nname = \"ddp\"\n"
+                                      "timeout_s = 60\n");
   text.replace(text.find("epochs = 1"), 10, "epochs = 2");
   write_file(dir + "/exp.toml", text);
   return "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml";
@@ -77,9 +78,9 @@ std::vector<double> step_losses(const std::string& path) {
 // CTest runs each test as a process of its own, side by side.
 std::vector<double> local_launch_losses() {
   static const std::vector<double> losses = [] {
-    const std::string dir = scratch_dir(
-        std::string("torchrun_reference_") +
-        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    const std::string dir =
+        scratch_dir(std::string("torchrun_reference_") +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
     const Output out = run_runner(experiment(dir) + " --nproc 2");
     EXPECT_EQ(out.exit_code, 0) << out.err;
     return step_losses(dir + "/r.h5");
@@ -100,7 +101,8 @@ TEST(Torchrun, StaticRendezvousRanksJoinTheAgentsStore) {
   const std::string dir = scratch_dir("torchrun_static");
   const std::string port = std::to_string(free_port());
   const auto codes = run_together({torchrun("--nnodes 1 --nproc_per_node 2 --master_addr "
-                                            "127.0.0.1 --master_port " + port) +
+                                            "127.0.0.1 --master_port " +
+                                            port) +
                                    " " + experiment(dir)},
                                   dir);
   expect_follows_local_launch(dir, codes);
@@ -112,7 +114,8 @@ TEST(Torchrun, C10dRendezvousRanksServeTheirOwnStore) {
   const std::string endpoint = "127.0.0.1:" + std::to_string(free_port());
   const auto codes = run_together(
       {torchrun("--nnodes 1 --nproc_per_node 2 --rdzv_backend c10d --rdzv_id runner_test "
-                "--rdzv_endpoint " + endpoint) +
+                "--rdzv_endpoint " +
+                endpoint) +
        " " + experiment(dir)},
       dir);
   expect_follows_local_launch(dir, codes);

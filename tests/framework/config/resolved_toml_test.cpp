@@ -106,8 +106,7 @@ TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
 
 TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
   const Experiment e = parse(kMinimal + "[ops.gelu]\n[sweep]\n\"train.batch_size\" = [32, 128]\n");
-  EXPECT_TRUE(
-      Contains(e.runs[1].resolved_toml, "backend_conv = \"vendor\"\nbatch_size = 128\n"));
+  EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "backend_conv = \"vendor\"\nbatch_size = 128\n"));
   EXPECT_TRUE(Contains(e.runs[1].resolved_toml, "[ops.gelu]\napproximate = \"none\"\n"));
   EXPECT_FALSE(Contains(e.runs[1].resolved_toml, "sweep"));
 }
@@ -145,7 +144,8 @@ TEST(RunId, IsTheSameWhateverTheTensorboardFolder) {
   const RunConfig logging = parse(kMinimal + "[experiment]\ntensorboard = \"runs\"\n").runs[0];
   EXPECT_EQ(logging.id, parse(kMinimal).runs[0].id);
   EXPECT_EQ(logging.id, expected_id(kMinimalResolved));
-  EXPECT_EQ(logging.resolved_toml, kCheckpointResolved + with_tensorboard(kMinimalResolved, "runs"));
+  EXPECT_EQ(logging.resolved_toml,
+            kCheckpointResolved + with_tensorboard(kMinimalResolved, "runs"));
 }
 
 TEST(RunId, IsTheSameForTheSameFile) {

@@ -83,8 +83,9 @@ std::string sweep_of(int keys, int values, const std::string& settings = "") {
 
 TEST(ConfigSweep, ASweepIsCountedBeforeItIsExpanded) {
   ConfigError e = parse_error(sweep_of(5, 100));
-  EXPECT_TRUE(Contains(e.what(), "exp.toml:6:1: [sweep] expands to 10000000000 runs "
-                                 "(100 x 100 x 100 x 100 x 100), more than max_points = 10000"));
+  EXPECT_TRUE(Contains(e.what(),
+                       "exp.toml:6:1: [sweep] expands to 10000000000 runs "
+                       "(100 x 100 x 100 x 100 x 100), more than max_points = 10000"));
   EXPECT_TRUE(Contains(e.hint(), "max_points = 10000000000"));
 }
 
@@ -207,8 +208,8 @@ TEST(ConfigSweep, ASectionSweptWholeTakesTablesAndValidatesEachRun) {
 // point and where the key came from, as the key's place alone points at a valid [strategy].
 TEST(ConfigSweep, AKeyInheritedFromTheSectionNamesTheSweepPoint) {
   const std::string strategy = kMinimal + "[strategy]\nname = \"ddp\"\nbackend = \"gloo\"\n";
-  ConfigError whole = parse_error(
-      strategy + "[sweep]\nstrategy = [{name = \"ddp\"}, {name = \"single\"}]\n");
+  ConfigError whole =
+      parse_error(strategy + "[sweep]\nstrategy = [{name = \"ddp\"}, {name = \"single\"}]\n");
   EXPECT_TRUE(Contains(whole.what(),
                        "exp.toml:8:1: unknown key strategy.backend, inherited from [strategy] "
                        "by sweep point 2 (strategy=single)"));

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <runner_testing/in_process_ranks.hpp>
 #include "distributed/connect.hpp"
 #include "distributed/peer_failure.hpp"
-#include <runner_testing/in_process_ranks.hpp>
 
 namespace runner::testing {
 namespace {
@@ -22,8 +22,8 @@ TEST(Collectives, AllGatherJoinsEveryRanksPartInRankOrder) {
     for (auto dtype : {torch::kFloat, torch::kBFloat16, torch::kFloat64}) {
       torch::Tensor whole = torch::zeros({9}, dtype);
       c.communicator->all_gather(whole, part_of(rank, dtype));
-      EXPECT_TRUE(torch::equal(whole, torch::cat({part_of(0, dtype), part_of(1, dtype),
-                                                  part_of(2, dtype)})))
+      EXPECT_TRUE(torch::equal(
+          whole, torch::cat({part_of(0, dtype), part_of(1, dtype), part_of(2, dtype)})))
           << dtype << " on rank " << rank << ": " << whole;
     }
   });
@@ -127,7 +127,8 @@ TEST(Collectives, SubgroupsOfAMeshReduceWithinThemselves) {
     torch::Tensor gathered = torch::zeros({2});
     column->all_gather(gathered, torch::full({1}, static_cast<double>(rank)));
     EXPECT_TRUE(torch::equal(gathered, torch::tensor({rank % 2, rank % 2 + 2}).to(torch::kFloat)));
-    if (row->rank() == 0) row->send(torch::full({1}, 7.0 + rank), 1);
+    if (row->rank() == 0)
+      row->send(torch::full({1}, 7.0 + rank), 1);
     else {
       torch::Tensor got = torch::zeros({1});
       row->receive(got, 0);
@@ -157,31 +158,37 @@ TEST(Collectives, CallsThatCannotBeRightSayWhy) {
       }
       return std::string("no error");
     };
-    EXPECT_EQ(error_of([&] { c.communicator->all_gather(torch::zeros({5}), torch::zeros({2})); }),
-              "all_gather: the whole (5 elements) must be 2 contiguous parts of 2 of the same type");
+    EXPECT_EQ(
+        error_of([&] { c.communicator->all_gather(torch::zeros({5}), torch::zeros({2})); }),
+        "all_gather: the whole (5 elements) must be 2 contiguous parts of 2 of the same type");
     EXPECT_EQ(error_of([&] { c.communicator->send(torch::zeros({1}), rank); }),
               "send to rank " + std::to_string(rank) + ": not another rank of this group of 2");
-    EXPECT_EQ(error_of([&] { c.communicator->subgroup({0, 0}); }),
+    EXPECT_EQ(error_of([&] {
+                c.communicator->subgroup({0, 0});
+              }),
               "subgroup: rank 0 is not a distinct rank of this group of 2");
   });
 }
 
 TEST(Collectives, AReceiveFromARankThatVanishedNamesIt) {
   std::string message = "no error";
-  on_ranks(2, [&](int rank, RankConnection& c) {
-    c.communicator->barrier();
-    if (rank == 1) {
-      c.communicator.reset();
-      c.health.reset();
-      return;
-    }
-    try {
-      torch::Tensor t = torch::zeros({4});
-      c.communicator->receive(t, 1);
-    } catch (const distributed::PeerFailure& e) {
-      message = e.what();
-    }
-  }, std::chrono::milliseconds(4000));
+  on_ranks(
+      2,
+      [&](int rank, RankConnection& c) {
+        c.communicator->barrier();
+        if (rank == 1) {
+          c.communicator.reset();
+          c.health.reset();
+          return;
+        }
+        try {
+          torch::Tensor t = torch::zeros({4});
+          c.communicator->receive(t, 1);
+        } catch (const distributed::PeerFailure& e) {
+          message = e.what();
+        }
+      },
+      std::chrono::milliseconds(4000));
   EXPECT_NE(message.find("rank 1"), std::string::npos) << message;
 }
 

@@ -74,22 +74,25 @@ TEST(Communicator, ARendezvousWithAMissingRankTimesOutNamingIt) {
 // Rank 1 leaves while rank 0 waits for it in an all-reduce; rank 0's error names rank 1.
 std::string error_of_rank0_when_rank1_leaves(bool rank1_reports) {
   std::string message;
-  on_ranks(2, [&](int rank, RankConnection& c) {
-    c.communicator->barrier();
-    if (rank == 1) {
-      if (rank1_reports) c.health->report_failure("data file truncated");
-      c.communicator.reset();
-      c.health.reset();
-      return;
-    }
-    try {
-      auto t = torch::ones({1 << 20});
-      c.communicator->all_reduce_sum({t});
-      message = "no error";
-    } catch (const distributed::PeerFailure& e) {
-      message = e.what();
-    }
-  }, std::chrono::milliseconds(5000));
+  on_ranks(
+      2,
+      [&](int rank, RankConnection& c) {
+        c.communicator->barrier();
+        if (rank == 1) {
+          if (rank1_reports) c.health->report_failure("data file truncated");
+          c.communicator.reset();
+          c.health.reset();
+          return;
+        }
+        try {
+          auto t = torch::ones({1 << 20});
+          c.communicator->all_reduce_sum({t});
+          message = "no error";
+        } catch (const distributed::PeerFailure& e) {
+          message = e.what();
+        }
+      },
+      std::chrono::milliseconds(5000));
   return message;
 }
 

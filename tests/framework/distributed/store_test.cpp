@@ -67,14 +67,15 @@ TEST(Store, ALocalStoreListensOnLoopbackOnly) {
 
 TEST(Store, AStoreForOtherMachinesIsNeverOnLoopback) {
   int port = 0;
-  const std::string message = message_of(
-      [&] { serve_store({"127.0.0.1", 0}, milliseconds(5000), port, false); });
+  const std::string message = message_of([&] {
+    serve_store({"127.0.0.1", 0}, milliseconds(5000), port, false);
+  });
   EXPECT_NE(message.find("no address of this machine that the other machines can reach"),
             std::string::npos)
       << message;
-  EXPECT_NE(message_of([&] { serve_store({"no-such-host.invalid", 0}, milliseconds(5000), port,
-                                         false); })
-                .find("does not resolve"),
+  EXPECT_NE(message_of([&] {
+              serve_store({"no-such-host.invalid", 0}, milliseconds(5000), port, false);
+            }).find("does not resolve"),
             std::string::npos);
 }
 
@@ -82,8 +83,9 @@ TEST(Store, APortInUseIsNamed) {
   int port = 0;
   auto first = serve_store({"127.0.0.1", 0}, milliseconds(5000), port, true);
   int again = 0;
-  const std::string message = message_of(
-      [&] { serve_store({"127.0.0.1", port}, milliseconds(2000), again, true); });
+  const std::string message = message_of([&] {
+    serve_store({"127.0.0.1", port}, milliseconds(2000), again, true);
+  });
   EXPECT_NE(message.find("port " + std::to_string(port) + " is in use"), std::string::npos)
       << message;
 }
@@ -92,8 +94,9 @@ TEST(Store, NoServerFailsWithinTheTimeoutNamingTheAddress) {
   int port = 0;
   { auto gone = serve_store({"127.0.0.1", 0}, milliseconds(5000), port, true); }
   const auto start = std::chrono::steady_clock::now();
-  const std::string message =
-      message_of([&] { connect_store({"127.0.0.1", port}, milliseconds(1500)); });
+  const std::string message = message_of([&] {
+    connect_store({"127.0.0.1", port}, milliseconds(1500));
+  });
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   EXPECT_NE(message.find("cannot reach the rendezvous store at 127.0.0.1:" + std::to_string(port)),
             std::string::npos)

@@ -54,11 +54,10 @@ TEST(Estimate, UsesTheModelsEstimatorAndNeverBuildsIt) {
   const MemoryPlan& rank = e.plan.ranks.at(0);
   EXPECT_DOUBLE_EQ(rank.parameters, 4.0 * 1557611200);
   EXPECT_DOUBLE_EQ(rank.optimizer_state, 2 * 4.0 * 1557611200);  // two moments
-  EXPECT_DOUBLE_EQ(e.peak_bytes(), 16.0 * 1557611200);  // no activations in its estimate
+  EXPECT_DOUBLE_EQ(e.peak_bytes(), 16.0 * 1557611200);           // no activations in its estimate
   const std::string text = estimate_text(e);
   EXPECT_NE(text.find("1,557,611,200 parameters"), std::string::npos) << text;
-  EXPECT_NE(text.find(fmt::format("peak {:.2f} GiB", 16.0 * 1557611200 / kGiB)),
-            std::string::npos)
+  EXPECT_NE(text.find(fmt::format("peak {:.2f} GiB", 16.0 * 1557611200 / kGiB)), std::string::npos)
       << text;
   const std::string table = plan_table(e);
   EXPECT_NE(table.find("adamw state"), std::string::npos) << table;

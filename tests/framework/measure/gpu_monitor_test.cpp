@@ -90,8 +90,7 @@ TEST_F(GpuMonitorTest, ACpuDeviceIsNotMonitoredAndSaysSo) {
 TEST_F(GpuMonitorTest, AMissingLibraryIsAReasonNotAnError) {
   std::string reason;
   EXPECT_EQ(start_gpu_monitor(true, kBusId, reason, "/nonexistent/libnvidia-ml.so.1"), nullptr);
-  EXPECT_NE(reason.find("/nonexistent/libnvidia-ml.so.1 could not be loaded: "),
-            std::string::npos)
+  EXPECT_NE(reason.find("/nonexistent/libnvidia-ml.so.1 could not be loaded: "), std::string::npos)
       << reason;
   EXPECT_EQ(gpu_monitor_status(true, "/nonexistent/libnvidia-ml.so.1").rfind("off: ", 0), 0u);
 }

@@ -27,8 +27,7 @@ TEST(CheckOp, RightOpPassesEveryComparisonAndGradcheck) {
   EXPECT_TRUE(report.passed()) << report_text(report);
   // Each default shape once contiguous and once strided, but (1, 1): one element is contiguous
   // whatever its strides.
-  EXPECT_EQ(report.cases.size(),
-            2 * opcheck_test::NoReferenceSquare().check_shapes().size() - 1);
+  EXPECT_EQ(report.cases.size(), 2 * opcheck_test::NoReferenceSquare().check_shapes().size() - 1);
   for (const auto& c : report.cases) {
     ASSERT_EQ(c.differences.size(), 2u) << c.label;  // output and the gradient of x
     EXPECT_EQ(c.differences[0].what, "output");
@@ -99,8 +98,8 @@ TEST(CheckOp, LargeShapesAreGradcheckedOnTheOpsOwnSmallOnes) {
 }
 
 TEST(Difference, IsTheLargestGapOverTheLargestReferenceValue) {
-  Difference d = difference("output", torch::tensor({1.0, 2.0, -3.0}),
-                            torch::tensor({1.0, 4.0, -3.5}), 0.4);
+  Difference d =
+      difference("output", torch::tensor({1.0, 2.0, -3.0}), torch::tensor({1.0, 4.0, -3.5}), 0.4);
   EXPECT_DOUBLE_EQ(d.max_abs, 2.0);
   EXPECT_DOUBLE_EQ(d.max_rel, 2.0 / 4.0);
   EXPECT_FALSE(d.within);

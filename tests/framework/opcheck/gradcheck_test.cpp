@@ -17,9 +17,7 @@ TEST(Gradcheck, PassesAnAutogradFunctionOfTwoInputs) {
 
 TEST(Gradcheck, FailsAWrongBackwardAndNamesTheElement) {
   runner::GradcheckResult result = runner::gradcheck(
-      [](const std::vector<torch::Tensor>& x) {
-        return opcheck_test::Square<3>::apply(x[0]);
-      },
+      [](const std::vector<torch::Tensor>& x) { return opcheck_test::Square<3>::apply(x[0]); },
       {torch::ones({2, 2})});
   EXPECT_FALSE(result.passed);
   // d(x^2)/dx = 2 at x = 1; the wrong backward says 3, so the gap is |v| per element.

@@ -1,8 +1,8 @@
 // Small ops whose right answers are formulas: x^2 with a correct, a wrong or no backward.
 #pragma once
 
-#include <runner/op.hpp>
 #include <torch/torch.h>
+#include <runner/op.hpp>
 
 namespace opcheck_test {
 

@@ -34,10 +34,10 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(ElfFile, ALibraryCutShortAnywhereIsRefusedAsTooShort) {
   const std::string whole = good_library_bytes();
   ASSERT_GT(whole.size(), 4096u);
-  for (size_t length : {size_t{20}, sizeof(Elf64_Ehdr) + 8, size_t{4096}, whole.size() / 2,
-                        whole.size() - 1}) {
-    const std::string path = write_library("cut_" + std::to_string(length),
-                                           whole.substr(0, length));
+  for (size_t length :
+       {size_t{20}, sizeof(Elf64_Ehdr) + 8, size_t{4096}, whole.size() / 2, whole.size() - 1}) {
+    const std::string path =
+        write_library("cut_" + std::to_string(length), whole.substr(0, length));
     const std::string message = load_error(path);
     EXPECT_TRUE(contains(message, "file too short")) << length << ": " << message;
     EXPECT_TRUE(contains(message, path)) << message;

@@ -30,7 +30,8 @@ TEST(Registry, FindsComponentsOfAFolderByKindAndName) {
   registry.load_directories({fixture_dir("good"), "/no/such/folder"});
   EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
   EXPECT_EQ(registry.find(Kind::model, "blobs"), nullptr);
-  EXPECT_EQ(registry.names(Kind::model), (std::vector<std::string>{"layered_probe", "linear_probe", "sized_probe"}));
+  EXPECT_EQ(registry.names(Kind::model),
+            (std::vector<std::string>{"layered_probe", "linear_probe", "sized_probe"}));
   ASSERT_NE(registry.schema(Kind::dataset, "blobs"), nullptr);
   EXPECT_NE(registry.schema(Kind::dataset, "blobs")->find("train_size"), nullptr);
 }
@@ -119,8 +120,8 @@ TEST(Registry, ObjectsOutliveTheRegistryThatMadeThem) {
     RegistryOpLibrary ops(registry, {});
     Options probe =
         default_options(registry.get(Kind::model, "linear_probe").component->schema, "model");
-    model = registry.make_model(component("linear_probe", probe),
-                                ModelContext{dataset->info(), &ops});
+    model =
+        registry.make_model(component("linear_probe", probe), ModelContext{dataset->info(), &ops});
   }
   Batch batch = dataset->get_batch(Split::train, torch::arange(4));
   EXPECT_EQ(model->forward(batch.inputs).sizes(), (std::vector<int64_t>{4, 3}));

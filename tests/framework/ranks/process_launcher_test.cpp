@@ -173,10 +173,12 @@ TEST(LaunchRanks, AKilledRankEndsTheOthersAfterTheGrace) {
   // Rank 0 dies once rank 1 has written its pid, so the test can look for rank 1 afterwards.
   LaunchSpec spec = shell_ranks(2,
                                 "if [ $RANK = 0 ]; then"
-                                "  while [ ! -s '" + pid_file + "' ]; do sleep 0.05; done;"
-                                "  kill -9 $$;"
-                                "fi;"
-                                + write_pid_then_sleep(pid_file));
+                                "  while [ ! -s '" +
+                                    pid_file +
+                                    "' ]; do sleep 0.05; done;"
+                                    "  kill -9 $$;"
+                                    "fi;" +
+                                    write_pid_then_sleep(pid_file));
   Clock::time_point start = Clock::now();
   LaunchResult result = launch(spec);
   EXPECT_LT(seconds_since(start), 0.3 + 6.0);
@@ -199,8 +201,8 @@ TEST(LaunchRanks, AnInterruptSendsSigintToEveryRank) {
   // output pipe): the rank is ready once $child is known.
   LaunchSpec spec = shell_ranks(2,
                                 "trap 'kill $child; exit 42' INT;"
-                                "sleep 60 & child=$!;"
-                                + touch_ready(scratch) + "wait");
+                                "sleep 60 & child=$!;" +
+                                    touch_ready(scratch) + "wait");
   spec.grace = milliseconds(5000);
   Clock::time_point start = Clock::now();
   LaunchResult result = launch_ranks(spec, all_ready(scratch, 2));
@@ -217,10 +219,11 @@ TEST(LaunchRanks, AnInterruptReachesRanksOfALauncherThatIgnoresSigint) {
   ScratchDir scratch;
   LaunchSpec spec = shell_ranks(2,
                                 "trap 'kill $child; exit 42' INT;"
-                                "sleep 60 & child=$!;"
-                                + touch_ready(scratch) + "wait");
+                                "sleep 60 & child=$!;" +
+                                    touch_ready(scratch) + "wait");
   spec.grace = milliseconds(5000);
-  struct sigaction ignore {}, before {};
+  struct sigaction ignore {
+  }, before{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &before);
   LaunchResult result = launch_ranks(spec, all_ready(scratch, 2));
@@ -292,7 +295,8 @@ TEST(LaunchRanks, RanksDieWithTheLauncher) {
 TEST(LaunchRanks, AFileThatCannotBeExecutedExitsWith127) {
   ScratchDir scratch;
   std::string not_a_program = scratch.file("not_a_program");
-  std::ofstream(not_a_program) << "\x7f" "ELF but not really\n";
+  std::ofstream(not_a_program) << "\x7f"
+                                  "ELF but not really\n";
   chmod(not_a_program.c_str(), 0755);
   LaunchSpec spec;
   spec.argv = {not_a_program};
@@ -331,8 +335,9 @@ TEST(LaunchRanks, AFailedStartKillsAndReapsTheRanksAlreadyStarted) {
 TEST(LaunchRanks, AnInterruptCheckThatThrowsLeavesNoRank) {
   LaunchSpec spec = shell_ranks(2, "exec sleep 60");
   auto interrupted = []() -> bool { throw std::runtime_error("broken check"); };
-  EXPECT_EQ(runner::testing::message_of<std::runtime_error>([&] { launch_ranks(spec, interrupted); }),
-            "broken check");
+  EXPECT_EQ(
+      runner::testing::message_of<std::runtime_error>([&] { launch_ranks(spec, interrupted); }),
+      "broken check");
   expect_no_children_left();
 }
 

@@ -31,14 +31,21 @@ std::string error_of(const Variables& variables) {
 }
 
 Variables torchrun() {
-  return {{"RANK", "3"},          {"WORLD_SIZE", "8"},        {"LOCAL_RANK", "1"},
-          {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "node7"}, {"MASTER_PORT", "29400"}};
+  return {{"RANK", "3"},
+          {"WORLD_SIZE", "8"},
+          {"LOCAL_RANK", "1"},
+          {"LOCAL_WORLD_SIZE", "2"},
+          {"MASTER_ADDR", "node7"},
+          {"MASTER_PORT", "29400"}};
 }
 
 Variables slurm() {
-  return {{"SLURM_PROCID", "5"},          {"SLURM_NTASKS", "8"},
-          {"SLURM_LOCALID", "1"},         {"SLURM_NODEID", "1"},
-          {"SLURM_TASKS_PER_NODE", "4(x2)"}, {"SLURM_JOB_NODELIST", "node[01-03,07],gpu5"},
+  return {{"SLURM_PROCID", "5"},
+          {"SLURM_NTASKS", "8"},
+          {"SLURM_LOCALID", "1"},
+          {"SLURM_NODEID", "1"},
+          {"SLURM_TASKS_PER_NODE", "4(x2)"},
+          {"SLURM_JOB_NODELIST", "node[01-03,07],gpu5"},
           {"SLURM_JOB_ID", "123456"}};
 }
 
@@ -131,14 +138,12 @@ TEST(RankEnvironment, MalformedTorchrunValuesNameTheVariable) {
       {"LOCAL_RANK = \"1.5\" is not an integer (set by torchrun)", {{"LOCAL_RANK", "1.5"}}},
       {"LOCAL_WORLD_SIZE = \"two\" is not an integer (set by torchrun)",
        {{"LOCAL_WORLD_SIZE", "two"}}},
-      {"MASTER_PORT = \"29500x\" is not an integer (set by torchrun)",
-       {{"MASTER_PORT", "29500x"}}},
+      {"MASTER_PORT = \"29500x\" is not an integer (set by torchrun)", {{"MASTER_PORT", "29500x"}}},
       {"WORLD_SIZE = 0 is below 1 (set by torchrun)", {{"WORLD_SIZE", "0"}}},
       {"LOCAL_WORLD_SIZE = 0 is below 1 (set by torchrun)", {{"LOCAL_WORLD_SIZE", "0"}}},
       {"RANK = 8 is not below WORLD_SIZE = 8 (set by torchrun)", {{"RANK", "8"}}},
       {"RANK = -1 is negative (set by torchrun)", {{"RANK", "-1"}}},
-      {"LOCAL_RANK = 2 is not below LOCAL_WORLD_SIZE = 2 (set by torchrun)",
-       {{"LOCAL_RANK", "2"}}},
+      {"LOCAL_RANK = 2 is not below LOCAL_WORLD_SIZE = 2 (set by torchrun)", {{"LOCAL_RANK", "2"}}},
       {"MASTER_PORT = 0 is outside 1..65535 (set by torchrun)", {{"MASTER_PORT", "0"}}},
       {"MASTER_PORT = 65536 is outside 1..65535 (set by torchrun)", {{"MASTER_PORT", "65536"}}},
   };
@@ -201,14 +206,16 @@ TEST(RankEnvironment, ReadsSlurmVariables) {
 }
 
 TEST(RankEnvironment, SlurmLocalWorldIsThisNodesEntry) {
-  Variables uneven = with(slurm(), {{"SLURM_NTASKS", "7"}, {"SLURM_TASKS_PER_NODE", "3(x2),1"},
-                                    {"SLURM_NODEID", "2"}, {"SLURM_PROCID", "6"},
+  Variables uneven = with(slurm(), {{"SLURM_NTASKS", "7"},
+                                    {"SLURM_TASKS_PER_NODE", "3(x2),1"},
+                                    {"SLURM_NODEID", "2"},
+                                    {"SLURM_PROCID", "6"},
                                     {"SLURM_LOCALID", "0"}});
   EXPECT_EQ(read(uneven).local_world_size, 1);
   EXPECT_EQ(read(with(uneven, {{"SLURM_NODEID", "1"}})).local_world_size, 3);
-  EXPECT_EQ(read(with(slurm(), {{"SLURM_NTASKS_PER_NODE", "2"}, {"SLURM_NODEID", "0"}}))
-                .local_world_size,
-            2);  // --ntasks-per-node wins over the allocation's list
+  EXPECT_EQ(
+      read(with(slurm(), {{"SLURM_NTASKS_PER_NODE", "2"}, {"SLURM_NODEID", "0"}})).local_world_size,
+      2);  // --ntasks-per-node wins over the allocation's list
   Variables no_list = with(without(slurm(), "SLURM_TASKS_PER_NODE"), {{"SLURM_LOCALID", "0"}});
   EXPECT_EQ(read(no_list).local_world_size, 1);
   EXPECT_EQ(read(without(slurm(), "SLURM_NODEID")).local_world_size, 4);
@@ -218,8 +225,7 @@ TEST(RankEnvironment, SlurmMasterComesFromTheNodeListOrTheUser) {
   EXPECT_EQ(read(with(without(slurm(), "SLURM_JOB_NODELIST"), {{"SLURM_NODELIST", "gpu-[3-5]"}}))
                 .master_addr,
             "gpu-3");
-  RankEnvironment chosen =
-      read(with(slurm(), {{"MASTER_ADDR", "head"}, {"MASTER_PORT", "12345"}}));
+  RankEnvironment chosen = read(with(slurm(), {{"MASTER_ADDR", "head"}, {"MASTER_PORT", "12345"}}));
   EXPECT_EQ(chosen.master_addr, "head");
   EXPECT_EQ(chosen.master_port, 12345);
   EXPECT_EQ(read(without(slurm(), "SLURM_JOB_ID")).master_port, 29500);

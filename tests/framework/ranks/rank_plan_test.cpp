@@ -90,8 +90,7 @@ TEST(RankPlan, AOneRankStrategyOnSeveralLaunchedRanksIsRefused) {
 
 TEST(RankPlan, EveryRunOfASweepIsPlannedInOrder) {
   const auto plans = plan_runs(
-      experiment_of("[strategy]\nname = \"ddp\"\n[sweep]\n\"strategy.world_size\" = [1, 2]\n"),
-      {});
+      experiment_of("[strategy]\nname = \"ddp\"\n[sweep]\n\"strategy.world_size\" = [1, 2]\n"), {});
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_EQ(plans[0].start, RankStart::in_process);
   EXPECT_EQ(plans[1].start, RankStart::local);

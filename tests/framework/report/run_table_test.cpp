@@ -73,11 +73,11 @@ TEST(RunTable, NumbersArePlainSecondsBytesAndFractions) {
   EXPECT_EQ(std::get<std::string>(cell(table, 0, "run_id")), "a");
   EXPECT_EQ(std::get<std::string>(cell(table, 0, "status")), "completed");
   EXPECT_EQ(std::get<int64_t>(cell(table, 0, "epochs")), 2);
-  EXPECT_DOUBLE_EQ(number(table, 0, "time_s"), 125);           // the summary's
-  EXPECT_DOUBLE_EQ(number(table, 0, "samples_per_s"), 2000);   // (1000 + 3000) / 2
-  EXPECT_DOUBLE_EQ(number(table, 0, "step_time_s"), 0.5);      // (0.25 + 0.75) / 2
-  EXPECT_DOUBLE_EQ(number(table, 0, "data_wait_s"), 2);        // 1 + 1
-  EXPECT_DOUBLE_EQ(number(table, 0, "compute_s"), 18);         // 9 + 9
+  EXPECT_DOUBLE_EQ(number(table, 0, "time_s"), 125);                    // the summary's
+  EXPECT_DOUBLE_EQ(number(table, 0, "samples_per_s"), 2000);            // (1000 + 3000) / 2
+  EXPECT_DOUBLE_EQ(number(table, 0, "step_time_s"), 0.5);               // (0.25 + 0.75) / 2
+  EXPECT_DOUBLE_EQ(number(table, 0, "data_wait_s"), 2);                 // 1 + 1
+  EXPECT_DOUBLE_EQ(number(table, 0, "compute_s"), 18);                  // 9 + 9
   EXPECT_DOUBLE_EQ(number(table, 0, "peak_memory_bytes"), 182 * kMiB);  // the larger rank
   EXPECT_DOUBLE_EQ(number(table, 0, "test_accuracy"), 0.8731);
   EXPECT_EQ(std::get<int64_t>(cell(table, 0, "world_size")), 1);
@@ -215,8 +215,8 @@ TEST(RunTable, GlobalBatchComesFromTheConfigAndIsSplitOverTheDataParallelRanks) 
 
 TEST(RunTable, NoRunsGiveTheAlwaysPresentColumnsOnly) {
   const RunTable table = run_table({});
-  EXPECT_EQ(names(table), (std::vector<std::string>{"run_id", "group", "label", "status",
-                                                    "epochs", "world_size"}));
+  EXPECT_EQ(names(table), (std::vector<std::string>{"run_id", "group", "label", "status", "epochs",
+                                                    "world_size"}));
   EXPECT_TRUE(table.rows.empty());
 }
 

@@ -39,7 +39,8 @@ TEST(PrintTable, TextColumnsAreLeftAlignedAndWidthCountsCharacters) {
 }
 
 RunTable text_table(std::vector<std::vector<Cell>> rows) {
-  return {{{"run", "run", Unit::text}, {"model.hidden", "model.hidden", Unit::text, true},
+  return {{{"run", "run", Unit::text},
+           {"model.hidden", "model.hidden", Unit::text, true},
            {"note", "note", Unit::text}},
           std::move(rows)};
 }
@@ -56,13 +57,13 @@ TEST(WriteCsv, QuotesCommasQuotesAndNewlines) {
 }
 
 TEST(WriteCsv, NumbersArePlainAndEmptyCellsStayEmpty) {
-  const RunTable table{{{"time_s", "time", Unit::seconds},
-                        {"peak_memory_bytes", "peak mem", Unit::bytes},
-                        {"epochs", "epochs", Unit::count},
-                        {"optimizer.nesterov", "optimizer.nesterov", Unit::text, true},
-                        {"test_accuracy", "test acc", Unit::fraction}},
-                       {{125.0, 322070937.6, int64_t{2}, true, 0.8731},
-                        {Cell(), 1e-5, int64_t{0}, false, Cell()}}};
+  const RunTable table{
+      {{"time_s", "time", Unit::seconds},
+       {"peak_memory_bytes", "peak mem", Unit::bytes},
+       {"epochs", "epochs", Unit::count},
+       {"optimizer.nesterov", "optimizer.nesterov", Unit::text, true},
+       {"test_accuracy", "test acc", Unit::fraction}},
+      {{125.0, 322070937.6, int64_t{2}, true, 0.8731}, {Cell(), 1e-5, int64_t{0}, false, Cell()}}};
   std::ostringstream out;
   write_csv(table, out);
   EXPECT_EQ(out.str(),

@@ -95,8 +95,7 @@ TEST(TerminalTable, FitsTheWidthWithOptionalColumnsAddedWhileTheyFit) {
   const RunTable runs = run_table({run_of("e1e58ffe92ed", 32, 1), run_of("0f3b2c1d9a8e", 64, 1)});
   const Table table = terminal_table(runs);
   EXPECT_LE(widest_line(table), kTerminalWidth);
-  EXPECT_NE(std::find(table.columns.begin(), table.columns.end(), "peak mem"),
-            table.columns.end());
+  EXPECT_NE(std::find(table.columns.begin(), table.columns.end(), "peak mem"), table.columns.end());
   EXPECT_LT(table.columns.size(), runs.columns.size()) << "some optional column left out";
 }
 
@@ -137,15 +136,15 @@ TEST(TerminalTable, DistributedRunsShowRanksTheLocalBatchBesideTheGlobalOneAndCo
 
 TEST(TerminalTable, NumbersAreRightAlignedAndARunIdOfDigitsIsText) {
   RunRecord run = run_of("798a781f0259", 32, 1);
-  const Table table = formatted(
-      select_columns(run_table({run, run_of("123456789012", 64, 1)}),
-                     {"group", "train.batch_size", "status", "time_s"}));
+  const Table table = formatted(select_columns(run_table({run, run_of("123456789012", 64, 1)}),
+                                               {"group", "train.batch_size", "status", "time_s"}));
   EXPECT_EQ(table.right_aligned, (std::vector<bool>{false, true, false, true}));
 }
 
 TEST(TerminalTable, SweptKeysEndingAlikeKeepTheirWholeName) {
   RunRecord run = run_of("a", 32, 1);
-  run.header.sweep_point = {{"optimizer.lr", 0.1}, {"schedule.lr", 0.2}, {"model.depth", int64_t{2}}};
+  run.header.sweep_point = {
+      {"optimizer.lr", 0.1}, {"schedule.lr", 0.2}, {"model.depth", int64_t{2}}};
   const Table table = comparison_table({run});
   EXPECT_EQ(std::vector<std::string>(table.columns.begin() + 1, table.columns.begin() + 4),
             (std::vector<std::string>{"optimizer.lr", "schedule.lr", "depth"}));
@@ -155,7 +154,8 @@ TEST(TerminalTable, StatusIsShownWhenARunDidNotComplete) {
   RunRecord failed = run_of("b", 64, 1);
   failed.status = results::Status::failed;
   const Table narrow = terminal_table(run_table({run_of("a", 32, 1), failed}), {}, 40);
-  EXPECT_NE(std::find(narrow.columns.begin(), narrow.columns.end(), "status"), narrow.columns.end());
+  EXPECT_NE(std::find(narrow.columns.begin(), narrow.columns.end(), "status"),
+            narrow.columns.end());
   const Table completed = terminal_table(run_table({run_of("a", 32, 1)}), {}, 40);
   EXPECT_EQ(std::find(completed.columns.begin(), completed.columns.end(), "status"),
             completed.columns.end())

@@ -33,8 +33,9 @@ TEST(ReadInAChild, ACrashSignalIsTheFilesDamage) {
   EXPECT_EQ(error_of([] { std::abort(); }),
             "/data/r.h5: damaged: reading it crashes the HDF5 library (SIGABRT in a trial read): "
             "a reference inside the file points at nothing");
-  EXPECT_EQ(error_of([] { std::raise(SIGSEGV); })
-                .rfind("/data/r.h5: damaged: reading it crashes the HDF5 library (", 0),
+  EXPECT_EQ(error_of([] {
+              std::raise(SIGSEGV);
+            }).rfind("/data/r.h5: damaged: reading it crashes the HDF5 library (", 0),
             0u);
 }
 

@@ -18,10 +18,10 @@
 namespace runner::results {
 namespace {
 
-using testing::ScratchFolder;
 using testing::sample_epoch;
 using testing::sample_header;
 using testing::sample_step;
+using testing::ScratchFolder;
 
 constexpr int64_t kEpochsBeforeMarker = 3;
 constexpr int kMarkerTimeoutMs = 60'000;
@@ -106,15 +106,16 @@ TEST(ResultsDurability, ARowExtendedButNeverWrittenIsNotRead) {
   ASSERT_GE(file, 0);
   const hid_t epochs = H5Gopen2(file, "killed/epochs", H5P_DEFAULT);
   ASSERT_GE(epochs, 0);
-  H5Literate(epochs, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr,
-             [](hid_t group, const char* name, const H5L_info_t*, void*) -> herr_t {
-               const hid_t series = H5Dopen2(group, name, H5P_DEFAULT);
-               const hsize_t longer[1] = {4};
-               H5Dset_extent(series, longer);
-               H5Dclose(series);
-               return 0;
-             },
-             nullptr);
+  H5Literate(
+      epochs, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr,
+      [](hid_t group, const char* name, const H5L_info_t*, void*) -> herr_t {
+        const hid_t series = H5Dopen2(group, name, H5P_DEFAULT);
+        const hsize_t longer[1] = {4};
+        H5Dset_extent(series, longer);
+        H5Dclose(series);
+        return 0;
+      },
+      nullptr);
   H5Gclose(epochs);
   H5Fclose(file);
   const std::vector<RunRecord> runs = read_runs(path);

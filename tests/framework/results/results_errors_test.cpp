@@ -18,9 +18,9 @@
 namespace runner::results {
 namespace {
 
-using testing::ScratchFolder;
 using testing::sample_epoch;
 using testing::sample_header;
+using testing::ScratchFolder;
 
 // The message of the DataError `action` throws; fails the test when it throws none.
 std::string data_error_message(const std::function<void()>& action) {

@@ -14,11 +14,11 @@
 namespace runner::results {
 namespace {
 
-using testing::ScratchFolder;
 using testing::sample_epoch;
 using testing::sample_header;
 using testing::sample_step;
 using testing::sample_summary;
+using testing::ScratchFolder;
 
 TEST(ResultsFile, RoundTripsEveryField) {
   ScratchFolder folder;
@@ -75,8 +75,7 @@ TEST(ResultsFile, RoundTripsEveryField) {
   EXPECT_EQ(run.summary->class_names, expected.class_names);
   EXPECT_EQ(run.summary->per_class_accuracy, expected.per_class_accuracy);
   EXPECT_EQ(run.summary->peak_memory_per_rank_bytes, expected.peak_memory_per_rank_bytes);
-  EXPECT_EQ(run.summary->estimated_memory_per_rank_bytes,
-            expected.estimated_memory_per_rank_bytes);
+  EXPECT_EQ(run.summary->estimated_memory_per_rank_bytes, expected.estimated_memory_per_rank_bytes);
   EXPECT_EQ(run.summary->tensor_peak_per_rank_bytes, expected.tensor_peak_per_rank_bytes);
   EXPECT_EQ(run.summary->state_memory_per_rank_bytes, expected.state_memory_per_rank_bytes);
   EXPECT_EQ(run.summary->parameters, expected.parameters);
@@ -277,7 +276,8 @@ TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   for (Status status : {Status::running, Status::completed, Status::failed, Status::skipped})
     EXPECT_EQ(status_from_name(status_name(status)), status);
   EXPECT_STREQ(status_name(Status::skipped), "skipped");
-  const std::string message = runner::testing::message_of<DataError>([] { status_from_name("finished"); });
+  const std::string message =
+      runner::testing::message_of<DataError>([] { status_from_name("finished"); });
   EXPECT_NE(message.find("unknown run status 'finished'"), std::string::npos) << message;
 }
 

@@ -26,9 +26,9 @@
 namespace runner::results {
 namespace {
 
-using testing::ScratchFolder;
 using testing::sample_epoch;
 using testing::sample_header;
+using testing::ScratchFolder;
 
 constexpr int kWaitMs = 60'000;
 // A child's exit codes beside DataError's 4.

@@ -55,7 +55,8 @@ TEST(ModelCheck, TheWrongOutputShapeIsNamed) {
   DatasetInfo data = four_features();
   data.num_classes = 7;
   const ModelCheck check = check_model(model, data);
-  EXPECT_EQ(check.report(), "forward returned (2, 3) for inputs (2, 4); the engine expects (2, 7)\n");
+  EXPECT_EQ(check.report(),
+            "forward returned (2, 3) for inputs (2, 4); the engine expects (2, 7)\n");
 }
 
 TEST(ModelCheck, AnUnusedParameterIsNamed) {

@@ -33,16 +33,15 @@ TEST(DatasetCache, RunsThatResolveTheDatasetAlikeShareOne) {
 
 TEST(DatasetCache, AnotherSeedIsAnotherDataset) {
   auto registry = fixture_registry();
-  const auto runs =
-      runs_of(blobs_experiment("[sweep]\n\"experiment.seed\" = [1, 2]\n"), registry);
+  const auto runs = runs_of(blobs_experiment("[sweep]\n\"experiment.seed\" = [1, 2]\n"), registry);
   DatasetCache cache(registry);
   EXPECT_NE(&cache.get(runs[0]), &cache.get(runs[1]));
 }
 
 TEST(DatasetCache, ADatasetThatFailsFailsAlikeForEveryRun) {
   auto registry = fixture_registry();
-  const auto runs = runs_of(blobs_experiment("[sweep]\n\"optimizer.lr\" = [0.1, 0.2]\n"),
-                            registry, {"dataset.classes=5"});
+  const auto runs = runs_of(blobs_experiment("[sweep]\n\"optimizer.lr\" = [0.1, 0.2]\n"), registry,
+                            {"dataset.classes=5"});
   DatasetCache cache(registry);
   for (const auto& run : runs) {
     try {

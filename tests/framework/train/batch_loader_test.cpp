@@ -29,7 +29,8 @@ class BatchLoaderWorkers : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(BatchLoaderWorkers, HandsOutEveryBatchInOrder) {
   const int64_t count = 20;
-  BatchLoader loader(count, [&](int64_t i) { return numbered(i, count); }, GetParam(), 2);
+  BatchLoader loader(
+      count, [&](int64_t i) { return numbered(i, count); }, GetParam(), 2);
   std::vector<int64_t> expected(count);
   for (int64_t i = 0; i < count; ++i) expected[static_cast<size_t>(i)] = i;
   EXPECT_EQ(drain(loader), expected);
@@ -60,7 +61,13 @@ INSTANTIATE_TEST_SUITE_P(Workers, BatchLoaderWorkers, ::testing::Values(0, 1, 3)
 
 TEST(BatchLoader, WithoutWorkersMakesEachBatchWhenAsked) {
   std::atomic<int64_t> made{0};
-  BatchLoader loader(4, [&](int64_t i) { ++made; return numbered(i, 4); }, 0, 2);
+  BatchLoader loader(
+      4,
+      [&](int64_t i) {
+        ++made;
+        return numbered(i, 4);
+      },
+      0, 2);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(made.load(), 0);
   loader.next();
@@ -94,7 +101,8 @@ TEST(BatchLoader, WorkersStayWithinTheirPrefetchBound) {
 TEST(BatchLoader, StopsPromptlyWhenDroppedEarly) {
   const auto start = std::chrono::steady_clock::now();
   {
-    BatchLoader loader(100000, [](int64_t i) { return numbered(i, i + 1); }, 3, 2);
+    BatchLoader loader(
+        100000, [](int64_t i) { return numbered(i, i + 1); }, 3, 2);
     loader.next();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));

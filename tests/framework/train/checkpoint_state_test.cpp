@@ -89,7 +89,8 @@ TEST(CheckpointState, TheRecordedEpochsAndStepsMustLeadToTheProgress) {
 }
 
 TEST(CheckpointState, ARankWithoutItsEntriesIsNamed) {
-  const std::string message = engine_error("rank_1", [](json&) {}, false);
+  const std::string message = engine_error(
+      "rank_1", [](json&) {}, false);
   EXPECT_NE(message.find("its shards hold no pass_metrics of rank 1 of its 2"), std::string::npos)
       << message;
 }

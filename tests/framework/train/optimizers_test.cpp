@@ -1,8 +1,8 @@
 // Tests of the optimizers: SGD's and Adam's options, their config errors, the rate of every group.
 #include <gtest/gtest.h>
 
-#include "train/optimizers.hpp"
 #include <runner_testing/error_message.hpp>
+#include "train/optimizers.hpp"
 
 namespace runner::train {
 namespace {
@@ -43,7 +43,8 @@ TEST(Optimizer, AdamAndAdamWGetBetasAndEps) {
 TEST(Optimizer, NesterovWithoutMomentumIsAConfigError) {
   Options o = optimizer("sgd");
   o.set("momentum", 0.0);
-  const std::string message = runner::testing::message_of<ConfigError>([&] { optimizer_factory(o); });
+  const std::string message =
+      runner::testing::message_of<ConfigError>([&] { optimizer_factory(o); });
   EXPECT_NE(message.find("optimizer.nesterov = true needs optimizer.momentum > 0"),
             std::string::npos)
       << message;

@@ -2,13 +2,13 @@
 // the tensors' measured peak of a run, the budget check, and MFU.
 #include <gtest/gtest.h>
 
+#include <runner_testing/run_fixtures.hpp>
 #include "measure/cpu_memory.hpp"
 #include "measure/estimate.hpp"
 #include "measure/measure_model.hpp"
 #include "measure/mfu.hpp"
-#include "train/trainer.hpp"
-#include <runner_testing/run_fixtures.hpp>
 #include "plugin_host/op_library.hpp"
+#include "train/trainer.hpp"
 
 namespace runner::train {
 namespace {
@@ -24,7 +24,8 @@ std::string gpt2(const std::string& shape, int64_t tokens, const std::string& tr
          std::to_string(tokens) + "\nvocab_size = 2048\n[model]\nname = \"gpt2\"\n" + shape +
          "\ndropout = " + std::to_string(dropout) +
          "\n[optimizer]\nname = \"adamw\"\nlr = 1e-3\n"
-         "[train]\nepochs = 1\nthreads = 2\ntest_batch_size = 8\nlog_every = 1\n" + train_keys;
+         "[train]\nepochs = 1\nthreads = 2\ntest_batch_size = 8\nlog_every = 1\n" +
+         train_keys;
 }
 
 const char* kSmallShape =

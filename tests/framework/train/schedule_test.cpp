@@ -28,9 +28,9 @@ TEST(Schedule, ConstantKeepsTheBaseRate) {
 
 TEST(Schedule, StepMultipliesByGammaEveryStepSizeEpochs) {
   LearningRateSchedule s(schedule("step"), 0.1, 10, 6);
-  EXPECT_DOUBLE_EQ(s.at(19), 0.1);        // epoch 1 (0-based)
-  EXPECT_DOUBLE_EQ(s.at(20), 0.05);       // epoch 2
-  EXPECT_DOUBLE_EQ(s.at(45), 0.025);      // epoch 4
+  EXPECT_DOUBLE_EQ(s.at(19), 0.1);    // epoch 1 (0-based)
+  EXPECT_DOUBLE_EQ(s.at(20), 0.05);   // epoch 2
+  EXPECT_DOUBLE_EQ(s.at(45), 0.025);  // epoch 4
 }
 
 TEST(Schedule, CosineFallsFromBaseToMinimum) {

@@ -3,10 +3,10 @@
 // impossible combinations are refused before anything runs.
 #include <gtest/gtest.h>
 
+#include <runner_testing/run_fixtures.hpp>
 #include "config/techniques.hpp"
 #include "train/technique_checks.hpp"
 #include "train/trainer.hpp"
-#include <runner_testing/run_fixtures.hpp>
 
 namespace runner::train {
 namespace {
@@ -74,7 +74,8 @@ TEST(Techniques, FourMicroBatchesFollowOneBatchOnGpt2Tiny) {
 TEST(Techniques, CheckpointedLayersFollowAPlainRunWithDropoutAndHoldLessMemory) {
   auto registry = fixture_registry();
   auto plain = train(registry, gpt2_tiny(10, "", 0.1));
-  auto checkpointed = train(registry, gpt2_tiny(10, "activation_checkpointing = \"layers\"\n", 0.1));
+  auto checkpointed =
+      train(registry, gpt2_tiny(10, "activation_checkpointing = \"layers\"\n", 0.1));
   expect_same_losses(*plain, *checkpointed, 1e-6);
   auto other_dropout = train(registry, gpt2_tiny(10, "", 0.2));
   EXPECT_NE(plain->steps[1].loss, other_dropout->steps[1].loss) << "dropout was not on";

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include <runner_testing/run_fixtures.hpp>
 #include "measure/cpu_memory.hpp"
 #include "train/trainer.hpp"
-#include <runner_testing/run_fixtures.hpp>
 
 namespace runner::train {
 namespace {
@@ -176,8 +176,8 @@ TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
 // Trains the blobs experiment with `sweep` (one point) and returns the error it must end with.
 Error failure_of(const std::string& sweep, MemoryWriter& writer) {
   auto registry = fixture_registry();
-  auto experiment =
-      config::parse_experiment(blobs_experiment("[sweep]\n" + sweep + "\n"), "t.toml", {}, registry);
+  auto experiment = config::parse_experiment(blobs_experiment("[sweep]\n" + sweep + "\n"), "t.toml",
+                                             {}, registry);
   std::ostringstream out;
   record::Console console(out, true, false);
   try {

@@ -41,9 +41,9 @@ class TinyMlp : public runner::Model {
 
   // (N, ...sample_shape) -> (N, num_classes) logits
   torch::Tensor forward(const torch::Tensor& inputs) override {
-    torch::Tensor x = inputs.flatten(1);      // (N, 784)
-    x = (*activation_)(fc1_->forward(x));     // (N, hidden)
-    return fc2_->forward(x);                  // (N, num_classes)
+    torch::Tensor x = inputs.flatten(1);   // (N, 784)
+    x = (*activation_)(fc1_->forward(x));  // (N, hidden)
+    return fc2_->forward(x);               // (N, num_classes)
   }
 
   // One multiply-add per weight; activations and biases are not counted.

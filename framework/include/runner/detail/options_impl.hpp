@@ -21,9 +21,7 @@ inline const char* key_type_name(KeyType type) {
   return "?";
 }
 
-inline KeyType value_type(const Value& value) {
-  return static_cast<KeyType>(value.index());
-}
+inline KeyType value_type(const Value& value) { return static_cast<KeyType>(value.index()); }
 
 namespace detail {
 // The shortest text that reads back as the same double (0.1, not 0.10000000000000001).
@@ -83,8 +81,10 @@ inline std::string value_to_string(const Value& value) {
 inline Schema& Schema::add(KeySpec spec) {
   auto same = [&](const KeySpec& k) { return k.name == spec.name; };
   auto it = std::find_if(keys_.begin(), keys_.end(), same);
-  if (it != keys_.end()) *it = std::move(spec);
-  else keys_.push_back(std::move(spec));
+  if (it != keys_.end())
+    *it = std::move(spec);
+  else
+    keys_.push_back(std::move(spec));
   return *this;
 }
 
@@ -115,9 +115,9 @@ inline Schema& Schema::text(const std::string& name, std::optional<std::string> 
   return add({name, KeyType::string, d, doc, {}, {}, std::move(choices)});
 }
 
-inline Schema& Schema::integers(const std::string& name,
-                                std::optional<std::vector<int64_t>> def, const std::string& doc,
-                                std::optional<double> min, std::optional<double> max) {
+inline Schema& Schema::integers(const std::string& name, std::optional<std::vector<int64_t>> def,
+                                const std::string& doc, std::optional<double> min,
+                                std::optional<double> max) {
   std::optional<Value> d;
   if (def) d = Value(std::move(*def));
   return add({name, KeyType::integer_list, d, doc, min, max, {}});
@@ -131,9 +131,8 @@ inline Schema& Schema::numbers(const std::string& name, std::optional<std::vecto
   return add({name, KeyType::number_list, d, doc, min, max, {}});
 }
 
-inline Schema& Schema::texts(const std::string& name,
-                             std::optional<std::vector<std::string>> def, const std::string& doc,
-                             std::vector<std::string> choices) {
+inline Schema& Schema::texts(const std::string& name, std::optional<std::vector<std::string>> def,
+                             const std::string& doc, std::vector<std::string> choices) {
   std::optional<Value> d;
   if (def) d = Value(std::move(*def));
   return add({name, KeyType::string_list, d, doc, {}, {}, std::move(choices)});
@@ -167,9 +166,7 @@ const T& Options::typed(const std::string& key, const char* wanted) const {
                     ", not a " + wanted);
 }
 
-inline bool Options::get_bool(const std::string& key) const {
-  return typed<bool>(key, "bool");
-}
+inline bool Options::get_bool(const std::string& key) const { return typed<bool>(key, "bool"); }
 inline int64_t Options::get_int(const std::string& key) const {
   return typed<int64_t>(key, "integer");
 }

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <runner/errors.hpp>
 #include <unistd.h>
+#include <runner/errors.hpp>
 
 #include <cstdint>
 #include <filesystem>

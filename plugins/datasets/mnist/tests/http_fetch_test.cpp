@@ -1,8 +1,8 @@
 // Fetching one URL from loopback servers: the body lands in the file, and each way a fetch
 // fails is a short reason.
 #include <gtest/gtest.h>
-#include <runner/errors.hpp>
 #include <unistd.h>
+#include <runner/errors.hpp>
 
 #include <filesystem>
 #include <fstream>

@@ -1,8 +1,8 @@
 // MD5 sums against the test suite of RFC 1321 (appendix A.5), of a file read in many chunks,
 // and the check of an MD5 written in a config.
 #include <gtest/gtest.h>
-#include <runner/errors.hpp>
 #include <unistd.h>
+#include <runner/errors.hpp>
 
 #include <filesystem>
 #include <fstream>

@@ -157,12 +157,10 @@ TEST_F(MnistDownloadTest, AnUnreachableMirrorIsTriedOnceAndTheMissingFilesNamedO
   const std::string refused = ": cannot connect (Connection refused)";
   EXPECT_TRUE(contains(message, closed.url("/mnist/" + gz_name(0)) + refused)) << message;
   EXPECT_FALSE(contains(message, gz_name(1))) << "the other files were not tried: " << message;
-  EXPECT_TRUE(contains(message, dir_.string() + " lacks " + kMnistStems[0] + ", " +
-                                    kMnistStems[1] + ", " + kMnistStems[2] + ", " +
-                                    kMnistStems[3]))
+  EXPECT_TRUE(contains(message, dir_.string() + " lacks " + kMnistStems[0] + ", " + kMnistStems[1] +
+                                    ", " + kMnistStems[2] + ", " + kMnistStems[3]))
       << message;
-  EXPECT_TRUE(contains(message, "put those files, plain or .gz, into " + dir_.string()))
-      << message;
+  EXPECT_TRUE(contains(message, "put those files, plain or .gz, into " + dir_.string())) << message;
   EXPECT_FALSE(contains(message, "\n")) << message;
   EXPECT_TRUE(folder_entries(dir_).empty()) << "a temporary file was left behind";
 }
@@ -223,7 +221,8 @@ TEST_F(MnistDownloadTest, Md5ListOfOtherLengthIsAConfigErrorNamingTheKey) {
   runner::Options o = default_options(dir_);
   o.set("md5", std::vector<std::string>(3, "d41d8cd98f00b204e9800998ecf8427e"));
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "[dataset] md5 needs 4 entries, one per file; it has 3")) << message;
+  EXPECT_TRUE(contains(message, "[dataset] md5 needs 4 entries, one per file; it has 3"))
+      << message;
 }
 
 TEST_F(MnistDownloadTest, Md5EntryThatIsNotHexIsAConfigErrorNamingTheEntry) {

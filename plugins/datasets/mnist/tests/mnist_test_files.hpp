@@ -3,9 +3,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <runner/errors.hpp>
 #include <unistd.h>
 #include <zlib.h>
+#include <runner/errors.hpp>
 
 #include <cstdint>
 #include <filesystem>

@@ -147,8 +147,7 @@ TEST(RandomTokens, AnIndexOutsideTheSplitIsRefused) {
   RandomTokensDataset data(small_options(), 1);
   const std::string past_the_end =
       runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::test, {20}); });
-  EXPECT_NE(past_the_end.find("index 20 of a test split of 20"), std::string::npos)
-      << past_the_end;
+  EXPECT_NE(past_the_end.find("index 20 of a test split of 20"), std::string::npos) << past_the_end;
   const std::string negative =
       runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::train, {-1}); });
   EXPECT_NE(negative.find("index -1 of a train split of 50"), std::string::npos) << negative;

@@ -7,11 +7,11 @@
 #include <map>
 #include <mutex>
 
+#include <runner_testing/error_message.hpp>
+#include <runner_testing/in_process_ranks.hpp>
 #include "gpt2_parallelize.hpp"
 #include "gpt2_test_support.hpp"
 #include "memory.hpp"
-#include <runner_testing/error_message.hpp>
-#include <runner_testing/in_process_ranks.hpp>
 
 namespace gpt2 {
 namespace {
@@ -40,14 +40,16 @@ torch::Tensor fixed_tokens() {
 // (row-parallel) range of rank `rank` of `ranks`; the rest whole.
 torch::Tensor part_of(const std::string& name, const torch::Tensor& whole, int rank, int ranks) {
   const auto ends_with = [&](const std::string& end) {
-    return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+    return name.size() >= end.size() &&
+           name.compare(name.size() - end.size(), end.size(), end) == 0;
   };
   if (ends_with("attn.c_attn.weight") || ends_with("attn.c_attn.bias")) {
     std::vector<torch::Tensor> parts;
     for (const auto& qkv : whole.chunk(3, 0)) parts.push_back(qkv.chunk(ranks, 0)[rank]);
     return torch::cat(parts);
   }
-  if (ends_with("mlp.c_fc.weight") || ends_with("mlp.c_fc.bias")) return whole.chunk(ranks, 0)[rank];
+  if (ends_with("mlp.c_fc.weight") || ends_with("mlp.c_fc.bias"))
+    return whole.chunk(ranks, 0)[rank];
   if (ends_with("c_proj.weight")) return whole.chunk(ranks, 1)[rank];
   return whole;
 }
@@ -74,7 +76,8 @@ TEST(Gpt2Split, EachRankHoldsItsPartAndComputesTheWholeModel) {
   FakeOpLibrary ops;
   auto whole_model = same_tiny_model(ops);
   Tensors before;
-  for (const auto& p : whole_model->named_parameters()) before[p.key()] = p.value().detach().clone();
+  for (const auto& p : whole_model->named_parameters())
+    before[p.key()] = p.value().detach().clone();
   const Pass whole = forward_backward(*whole_model);
   constexpr int kRanks = 2;
   std::vector<Pass> split(kRanks);

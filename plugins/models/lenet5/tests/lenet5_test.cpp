@@ -194,8 +194,8 @@ TEST(LeNet5, RefusesAnActivationOfTwoInputs) {
   FakeOpLibrary ops;
   LeNet5Options options;
   options.activation = "add";
-  const std::string message =
-      runner::testing::message_of<runner::ConfigError>([&] { LeNet5 model(options, context(ops)); });
+  const std::string message = runner::testing::message_of<runner::ConfigError>(
+      [&] { LeNet5 model(options, context(ops)); });
   EXPECT_NE(message.find("activation = \"add\" takes 2 inputs"), std::string::npos) << message;
 }
 

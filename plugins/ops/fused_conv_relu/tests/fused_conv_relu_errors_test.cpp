@@ -8,8 +8,8 @@
 #include <string>
 
 #include "conv_backends.hpp"
-#include "op_testing.hpp"
 #include "conv_test_support.hpp"
+#include "op_testing.hpp"
 
 namespace fused_conv_relu {
 namespace {

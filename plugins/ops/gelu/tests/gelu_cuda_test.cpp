@@ -26,8 +26,8 @@ TEST(GeluCuda, MatchesTheReferenceOnTheDevice) {
            {torch::randn({3, 7}, on_device), torch::randn({33, 17}, on_device).t(),
             torch::randn({65535 * 256 + 1}, on_device), torch::randn({0, 4}, on_device)}) {
         const torch::Tensor upstream = torch::randn(x.sizes(), x.options());
-        const auto mine = test::value_and_gradient([&](const torch::Tensor& t) { return op(t); },
-                                                   x, upstream);
+        const auto mine =
+            test::value_and_gradient([&](const torch::Tensor& t) { return op(t); }, x, upstream);
         const auto reference = test::value_and_gradient(
             [&](const torch::Tensor& t) { return op.reference({t}, {}); }, x, upstream);
         const std::string what = name + " " + c10::toString(dtype) + " " + c10::str(x.sizes());

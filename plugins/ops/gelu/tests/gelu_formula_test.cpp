@@ -57,7 +57,8 @@ torch::Tensor elementwise(const torch::Tensor& x, const std::function<double(dou
 TEST(GeluFormula, EachFormEqualsItsFormulaInDouble) {
   const torch::Tensor x = torch::linspace(-8, 8, 161, torch::kDouble);
   for (const auto& [name, form] : forms()) {
-    const torch::Tensor expected = elementwise(x, [form = form](double v) { return formula(form, v); });
+    const torch::Tensor expected =
+        elementwise(x, [form = form](double v) { return formula(form, v); });
     EXPECT_LE(test::relative_error(gelu(x, form), expected), kDoubleTolerance) << name;
   }
 }
@@ -69,8 +70,8 @@ TEST(GeluFormula, EachGradientEqualsTheDerivativeTimesTheUpstreamGradient) {
     const torch::Tensor expected =
         upstream * elementwise(x, [form = form](double v) { return derivative(form, v); });
     const torch::Tensor gradient =
-        test::value_and_gradient([form = form](const torch::Tensor& t) { return gelu(t, form); },
-                                 x, upstream)
+        test::value_and_gradient([form = form](const torch::Tensor& t) { return gelu(t, form); }, x,
+                                 upstream)
             .gradient;
     EXPECT_LE(test::relative_error(gradient, expected), kDoubleTolerance) << name;
   }
@@ -82,8 +83,8 @@ TEST(GeluFormula, KnownValues) {
       return gelu(torch::tensor({v}, torch::kDouble), form).item<double>();
     };
     EXPECT_EQ(at(0), 0.0) << name;
-    EXPECT_NEAR(at(30), 30.0, 1e-12) << name;   // gelu(x) -> x for large x
-    EXPECT_NEAR(at(-30), 0.0, 1e-12) << name;   // and -> 0 for very negative x
+    EXPECT_NEAR(at(30), 30.0, 1e-12) << name;  // gelu(x) -> x for large x
+    EXPECT_NEAR(at(-30), 0.0, 1e-12) << name;  // and -> 0 for very negative x
     // gelu'(0) = 1/2 in every form: Phi(0), (1 + tanh 0) / 2, sigmoid(0).
     const auto slope = test::value_and_gradient(
         [form = form](const torch::Tensor& t) { return gelu(t, form); },

@@ -41,7 +41,8 @@ std::vector<NamedCopy> runnable_copies() {
       {"default", &DEFAULT::cpu_kernels, runner::CpuCapability::DEFAULT}};
 #if defined(__x86_64__)
   const runner::CpuCapability widest = runner::detail::widest_supported();  // not lowered
-  if (widest >= runner::CpuCapability::AVX2) copies.push_back({"avx2", &AVX2::cpu_kernels, runner::CpuCapability::AVX2});
+  if (widest >= runner::CpuCapability::AVX2)
+    copies.push_back({"avx2", &AVX2::cpu_kernels, runner::CpuCapability::AVX2});
   if (widest >= runner::CpuCapability::AVX512)
     copies.push_back({"avx512", &AVX512::cpu_kernels, runner::CpuCapability::AVX512});
 #endif
@@ -51,9 +52,13 @@ std::vector<NamedCopy> runnable_copies() {
 template <typename T>
 const CpuKernelsOf<T>& of_type(const CpuKernels& kernels);
 template <>
-const CpuKernelsOf<float>& of_type<float>(const CpuKernels& kernels) { return kernels.f32; }
+const CpuKernelsOf<float>& of_type<float>(const CpuKernels& kernels) {
+  return kernels.f32;
+}
 template <>
-const CpuKernelsOf<double>& of_type<double>(const CpuKernels& kernels) { return kernels.f64; }
+const CpuKernelsOf<double>& of_type<double>(const CpuKernels& kernels) {
+  return kernels.f64;
+}
 
 // The kernels of `copy` for `T` on a length that leaves whole vectors and a scalar tail in
 // every width, against the reference.

@@ -1,8 +1,8 @@
 // The plugin's registration and key, the host's schema validation of [ops.gelu], and the
 // errors a user can cause: a bad `approximate`, a tensor of the wrong dtype.
 #include <gtest/gtest.h>
-#include <runner/errors.hpp>
 #include <toml++/toml.h>
+#include <runner/errors.hpp>
 
 #include <memory>
 #include <string>
@@ -35,8 +35,8 @@ runner::Options validated(const std::string& body) {
   runner::config::RawSection section;
   section.where = "exp.toml:1:1";
   for (const auto& [key, node] : *document)
-    section.values[std::string(key.str())] = runner::config::RawValue{
-        runner::config::node_in(document, node), "exp.toml:1:1", false};
+    section.values[std::string(key.str())] =
+        runner::config::RawValue{runner::config::node_in(document, node), "exp.toml:1:1", false};
   return runner::config::validate_section("ops.gelu", section, registered_gelu().schema);
 }
 

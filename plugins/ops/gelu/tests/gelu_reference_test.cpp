@@ -20,8 +20,8 @@ const std::vector<torch::ScalarType> kDtypes = {torch::kFloat, torch::kDouble};
 // within the op's tolerance.
 void expect_matches_reference(const GeluOp& op, const torch::Tensor& x, const std::string& what) {
   const torch::Tensor upstream = torch::randn(x.sizes(), x.options());
-  const auto mine = test::value_and_gradient([&](const torch::Tensor& t) { return op(t); }, x,
-                                             upstream);
+  const auto mine =
+      test::value_and_gradient([&](const torch::Tensor& t) { return op(t); }, x, upstream);
   const auto reference = test::value_and_gradient(
       [&](const torch::Tensor& t) { return op.reference({t}, {}); }, x, upstream);
   const double tolerance = op.tolerance(x.scalar_type());
@@ -38,8 +38,7 @@ void expect_all_match(const std::function<torch::Tensor(torch::ScalarType)>& mak
   for (const auto& [name, form] : forms()) {
     const GeluOp op(form);
     for (torch::ScalarType dtype : kDtypes)
-      expect_matches_reference(op, make(dtype),
-                               what + ", " + name + ", " + c10::toString(dtype));
+      expect_matches_reference(op, make(dtype), what + ", " + name + ", " + c10::toString(dtype));
   }
 }
 
@@ -52,8 +51,11 @@ TEST(GeluReference, OddShapesAndABatchOfOne) {
 }
 
 TEST(GeluReference, AnEmptyTensorGivesEmptyValueAndGradient) {
-  expect_all_match([](torch::ScalarType dtype) { return torch::randn({0, 5}, dtype); },
-                   "shape (0, 5)");
+  expect_all_match(
+      [](torch::ScalarType dtype) {
+        return torch::randn({0, 5}, dtype);
+      },
+      "shape (0, 5)");
 }
 
 TEST(GeluReference, ATransposedView) {
@@ -79,17 +81,26 @@ TEST(GeluReference, AStridedSlice) {
 TEST(GeluReference, TensorsSplitAmongThreads) {
   at::set_num_threads(2);
   ASSERT_EQ(at::get_num_threads(), 2);
-  expect_all_match([](torch::ScalarType dtype) { return torch::randn({4, 32769}, dtype) * 4; },
-                   "shape (4, 32769)");
-  expect_all_match([](torch::ScalarType dtype) { return torch::randn({3, 7, 10007}, dtype); },
-                   "shape (3, 7, 10007)");
+  expect_all_match(
+      [](torch::ScalarType dtype) {
+        return torch::randn({4, 32769}, dtype) * 4;
+      },
+      "shape (4, 32769)");
+  expect_all_match(
+      [](torch::ScalarType dtype) {
+        return torch::randn({3, 7, 10007}, dtype);
+      },
+      "shape (3, 7, 10007)");
 }
 
 TEST(GeluReference, OneThreadOrTwoMatchTheReference) {
   for (int threads : {1, 2}) {
     at::set_num_threads(threads);
-    expect_all_match([](torch::ScalarType dtype) { return torch::randn({5, 65537}, dtype) * 4; },
-                     "shape (5, 65537), threads " + std::to_string(threads));
+    expect_all_match(
+        [](torch::ScalarType dtype) {
+          return torch::randn({5, 65537}, dtype) * 4;
+        },
+        "shape (5, 65537), threads " + std::to_string(threads));
   }
 }
 

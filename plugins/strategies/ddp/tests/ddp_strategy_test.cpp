@@ -1,8 +1,8 @@
 // Tests of ddp against one process on the whole batch: micro-batches, buckets, buffers, shards.
 #include <gtest/gtest.h>
 
-#include "../ddp_strategy.hpp"
 #include <runner_testing/in_process_ranks.hpp>
+#include "../ddp_strategy.hpp"
 #include "tiny_model.hpp"
 
 namespace runner::testing {
@@ -23,7 +23,7 @@ Batch rows_of(const Batch& global, int rank, int world) {
 struct RankRecord {
   std::vector<torch::Tensor> parameters;  // after each step
   std::vector<double> losses;
-  std::vector<torch::Tensor> buffers;     // running_mean after each step
+  std::vector<torch::Tensor> buffers;  // running_mean after each step
 };
 
 std::vector<RankRecord> train_on_ranks(DdpOptions options, bool batch_norm = false,
@@ -128,8 +128,8 @@ TEST(Ddp, SmallBucketsGiveTheSameSteps) {
   auto one_bucket = train_on_ranks(DdpOptions{});
   auto many = train_on_ranks(small);
   for (int step = 0; step < kSteps; ++step)
-    EXPECT_TRUE(torch::allclose(one_bucket[0].parameters[step], many[0].parameters[step], 1e-6,
-                                1e-7));
+    EXPECT_TRUE(
+        torch::allclose(one_bucket[0].parameters[step], many[0].parameters[step], 1e-6, 1e-7));
 }
 
 // Writes `flat` (as flat_parameters gives it) into the model's parameters.
@@ -175,8 +175,8 @@ TEST(Ddp, BroadcastBuffersFollowRankZero) {
   auto alone = seeded_model(7, true);
   torch::NoGradGuard no_grad;
   alone->forward(rows_of(batch_of(0), 0, kWorld).inputs);
-  EXPECT_TRUE(torch::allclose(alone->named_buffers()["norm.running_mean"], records[0].buffers[0],
-                              0, 1e-7));
+  EXPECT_TRUE(
+      torch::allclose(alone->named_buffers()["norm.running_mean"], records[0].buffers[0], 0, 1e-7));
   // Later, setup's broadcast is long past: each step must copy rank 0's statistics in again
   // before rank 1 adds its own rows to them.
   for (int step = 1; step < kSteps; ++step) {
@@ -200,8 +200,7 @@ TEST(Ddp, TrainingShardsAreDisjointPaddedAndEqual) {
     auto order = torch::arange(10, 20);
     auto train = ddp.shard_samples(order, Split::train);
     ASSERT_EQ(train.size(0), 4);  // ceil(10 / 3), the 11th and 12th samples repeat 10 and 11
-    for (int64_t k = 0; k < 4; ++k)
-      EXPECT_EQ(train[k].item<int64_t>(), 10 + (rank + 3 * k) % 10);
+    for (int64_t k = 0; k < 4; ++k) EXPECT_EQ(train[k].item<int64_t>(), 10 + (rank + 3 * k) % 10);
     auto test = ddp.shard_samples(order, Split::test);
     EXPECT_EQ(test.size(0), rank == 0 ? 4 : 3);  // every sample once
   });

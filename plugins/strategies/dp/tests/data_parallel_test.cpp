@@ -171,8 +171,8 @@ TEST(DataParallel, TheMeterSeesEveryPhaseInOrder) {
   context.meter = meter;
   DataParallel dp(cpus(2), context);
   dp.train_step(random_batch(4));
-  EXPECT_EQ(meter->events, (std::vector<std::string>{"forward_begins", "forward_ends", "backward_ends",
-                                                     "step_ends"}));
+  EXPECT_EQ(meter->events, (std::vector<std::string>{"forward_begins", "forward_ends",
+                                                     "backward_ends", "step_ends"}));
 }
 
 TEST(DataParallel, TheLearningRateCanChangeBetweenSteps) {

@@ -15,8 +15,8 @@ TEST(Partition, ByCountTheFirstStagesTakeTheRemainder) {
 
 // GPT-2 small's layers: the embedding (39.4M), 12 blocks of 7.1M, the head (1536 of its own).
 TEST(Partition, ByWeightTheHeaviestStageIsAsLightAsCanBe) {
-  std::vector<double> gpt2{39.4, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1,
-                           7.1,  7.1, 7.1, 7.1, 7.1, 0.0015};
+  std::vector<double> gpt2{39.4, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1,
+                           7.1,  7.1, 7.1, 7.1, 7.1, 7.1, 0.0015};
   const Ranges two = balance_by_weight(gpt2, 2);
   // The embedding and 3 blocks (60.7) against 9 blocks and the head (63.9); one block more
   // on either side makes that side 67.8 or 71.0.

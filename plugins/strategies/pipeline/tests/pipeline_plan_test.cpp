@@ -1,9 +1,9 @@
 // Tests of pipeline's plan: stages' layers and micro-batches, pipelines, zero_stage, tied weights.
 #include <gtest/gtest.h>
 
+#include <runner_testing/table_defaults.hpp>
 #include "../pipeline_plan.hpp"
 #include "../pipeline_strategy.hpp"
-#include <runner_testing/table_defaults.hpp>
 
 namespace runner::testing {
 namespace {
@@ -46,9 +46,9 @@ TEST(PipelinePlan, EachStageHoldsItsLayersAndTheMicroBatchesItsScheduleKeeps) {
   const MemoryPlan first = f1b.ranks[0], last = f1b.ranks[1];
   EXPECT_DOUBLE_EQ(first.parameters, 4.0 * 2000);
   EXPECT_DOUBLE_EQ(first.optimizer_state, 4.0 * (2 * 2000 + 1000));
-  EXPECT_DOUBLE_EQ(first.activations, 2 * 2 * (100 + 100));        // 2 in flight
+  EXPECT_DOUBLE_EQ(first.activations, 2 * 2 * (100 + 100));             // 2 in flight
   EXPECT_DOUBLE_EQ(last.activations, 1 * 2 * (100 + 100) + 2 * 7 * 2);  // 1, and the loss
-  EXPECT_DOUBLE_EQ(first.buffers, 2 * 10 * 2);                        // messages out
+  EXPECT_DOUBLE_EQ(first.buffers, 2 * 10 * 2);                          // messages out
   const RunPlan gpipe = strategies::plan_pipeline(pipeline("gpipe"), four_layers(2, 4));
   EXPECT_DOUBLE_EQ(gpipe.ranks[0].activations, 4 * 2 * (100 + 100));
 }
@@ -71,9 +71,9 @@ TEST(PipelinePlan, ZeroStageOneHalvesTheStateOverTwoPipelines) {
   EXPECT_DOUBLE_EQ(sharded.ranks[0].parameters, whole.ranks[0].parameters);
   EXPECT_NE(sharded.notes.find("optimizer state sharded"), std::string::npos) << sharded.notes;
   // One pipeline: nothing to shard over.
-  EXPECT_DOUBLE_EQ(strategies::plan_pipeline(pipeline("1f1b", 1), four_layers(2, 2))
-                       .ranks[0].optimizer_state,
-                   4.0 * (2 * 2000 + 1000));
+  EXPECT_DOUBLE_EQ(
+      strategies::plan_pipeline(pipeline("1f1b", 1), four_layers(2, 2)).ranks[0].optimizer_state,
+      4.0 * (2 * 2000 + 1000));
 }
 
 // The last layer reads 500 of the first layer's parameters: the last stage keeps a copy and its

@@ -3,9 +3,9 @@
 // data-parallel replicas; on a model whose head reads the first layer's weight (tied).
 #include <gtest/gtest.h>
 
-#include "../pipeline_strategy.hpp"
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
+#include "../pipeline_strategy.hpp"
 
 namespace runner::testing {
 namespace {
@@ -68,14 +68,16 @@ Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}
       losses[static_cast<size_t>(rank)].push_back(
           pipeline.train_step(rows_of(batch_of(step), p, pipelines)).loss.item<double>());
     reports[static_cast<size_t>(rank)] = pipeline.reports_metrics();
-    for (const auto& w : model->parameters()) weights[static_cast<size_t>(rank)].push_back(w.detach().clone());
+    for (const auto& w : model->parameters())
+      weights[static_cast<size_t>(rank)].push_back(w.detach().clone());
   });
   Trace trace;
   trace.losses.assign(kSteps, 0.0);
   for (int r = 0; r < world; ++r)
     if (reports[static_cast<size_t>(r)])
       for (int step = 0; step < kSteps; ++step)
-        trace.losses[static_cast<size_t>(step)] += losses[static_cast<size_t>(r)][static_cast<size_t>(step)] / pipelines;
+        trace.losses[static_cast<size_t>(step)] +=
+            losses[static_cast<size_t>(r)][static_cast<size_t>(step)] / pipelines;
   // The replicas hold what pipeline 0's ranks hold.
   for (int r = options.stages; r < world; ++r)
     for (size_t i = 0; i < weights[0].size(); ++i)
@@ -86,7 +88,8 @@ Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}
   for (size_t i = 0; i < weights[0].size(); ++i) {
     torch::Tensor whole;
     for (int s = 0; s < options.stages; ++s)
-      if (weights[static_cast<size_t>(s)][i].numel() > 0) whole = weights[static_cast<size_t>(s)][i];
+      if (weights[static_cast<size_t>(s)][i].numel() > 0)
+        whole = weights[static_cast<size_t>(s)][i];
     trace.weights.push_back(whole);
   }
   return trace;
@@ -220,7 +223,8 @@ TEST(Pipeline, StagesThatDoNotDivideTheRanksAreRefused) {
       ADD_FAILURE() << "2 stages on 3 ranks";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("strategy.stages = 2 does not divide the 3 ranks"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
     }
     c.communicator->barrier();  // no rank leaves while another still connects
   });

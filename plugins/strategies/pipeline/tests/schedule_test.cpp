@@ -15,7 +15,7 @@ std::vector<StageSchedule> every_stage(const std::string& name, int k, int m) {
 }
 
 TEST(Schedule, GpipeRunsEveryForwardThenEveryBackward) {
-  const StageSchedule expected{{A::forward, 0}, {A::forward, 1}, {A::forward, 2},
+  const StageSchedule expected{{A::forward, 0},  {A::forward, 1},  {A::forward, 2},
                                {A::backward, 2}, {A::backward, 1}, {A::backward, 0}};
   EXPECT_EQ(gpipe_schedule(1, 2, 3), expected);
   EXPECT_EQ(most_in_flight(expected), 3);
@@ -23,9 +23,8 @@ TEST(Schedule, GpipeRunsEveryForwardThenEveryBackward) {
 
 TEST(Schedule, OneFOneBFillsThenAlternatesThenDrains) {
   // Stage 0 of 3 with 4 micro-batches: 2 forwards to fill, then F/B pairs, then 2 backwards.
-  const StageSchedule first{{A::forward, 0},  {A::forward, 1},  {A::forward, 2},
-                            {A::backward, 0}, {A::forward, 3},  {A::backward, 1},
-                            {A::backward, 2}, {A::backward, 3}};
+  const StageSchedule first{{A::forward, 0}, {A::forward, 1},  {A::forward, 2},  {A::backward, 0},
+                            {A::forward, 3}, {A::backward, 1}, {A::backward, 2}, {A::backward, 3}};
   EXPECT_EQ(one_f_one_b_schedule(0, 3, 4), first);
   // The last stage alternates from the start.
   const StageSchedule last{{A::forward, 0}, {A::backward, 0}, {A::forward, 1}, {A::backward, 1}};
@@ -48,7 +47,8 @@ TEST(Schedule, EveryMicroBatchRunsForwardThenBackwardOnceOnEveryStage) {
     for (int s = 0; s < 4; ++s) {
       std::vector<int> forwards(5), backwards(5);
       for (const auto& a : schedule_named(name, s, 4, 5)) {
-        if (a.kind == A::forward) ++forwards[static_cast<size_t>(a.micro_batch)];
+        if (a.kind == A::forward)
+          ++forwards[static_cast<size_t>(a.micro_batch)];
         else {
           EXPECT_EQ(forwards[static_cast<size_t>(a.micro_batch)], 1) << name;
           ++backwards[static_cast<size_t>(a.micro_batch)];

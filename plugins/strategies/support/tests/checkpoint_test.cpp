@@ -73,8 +73,7 @@ TEST(Checkpoint, TheLayerKeepsNoActivationsOnlyItsInput) {
   const auto& node = y.grad_fn();
   ASSERT_NE(node, nullptr);
   for (const auto& edge : node->next_edges())
-    if (edge.function)
-      EXPECT_EQ(edge.function->name(), "torch::autograd::AccumulateGrad");
+    if (edge.function) EXPECT_EQ(edge.function->name(), "torch::autograd::AccumulateGrad");
   y.sum().backward();
   EXPECT_TRUE(x.grad().defined());
   EXPECT_TRUE(layer->linear_->weight.grad().defined());

@@ -14,7 +14,8 @@ using testing::with_gradient;
 
 double global_norm(const std::vector<torch::Tensor>& params) {
   double squares = 0;
-  for (const auto& p : params) squares += p.grad().to(torch::kFloat64).square().sum().item<double>();
+  for (const auto& p : params)
+    squares += p.grad().to(torch::kFloat64).square().sum().item<double>();
   return std::sqrt(squares);
 }
 

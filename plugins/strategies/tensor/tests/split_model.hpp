@@ -20,7 +20,8 @@ class SplitMlpLayer : public Layer {
   torch::Tensor forward(const torch::Tensor& x) override {  // (N, 6) -> (N, 6)
     namespace tp = tensor_parallel;
     if (!group_) return torch::tanh(down_->forward(torch::tanh(up_->forward(x))));
-    torch::Tensor hidden = torch::tanh(up_->forward(tp::enter_split_region(x, group_)));  // (N, 8/t)
+    torch::Tensor hidden =
+        torch::tanh(up_->forward(tp::enter_split_region(x, group_)));  // (N, 8/t)
     torch::Tensor partial = torch::nn::functional::linear(hidden, down_->weight);
     return torch::tanh(tp::leave_split_region(partial, group_) + down_->bias);
   }

@@ -4,8 +4,8 @@
 
 #include <runner/strategies/replica_plan.hpp>
 
-#include "../tensor_plan.hpp"
 #include <runner_testing/error_message.hpp>
+#include "../tensor_plan.hpp"
 
 namespace runner::testing {
 namespace {
@@ -106,8 +106,9 @@ TEST(TensorPlan, ADegreeThatDoesNotDivideTheRanksIsRefused) {
   input.model = two_layers();
   input.tensor_split = two_layers_split();
   input.world_size = 3;
-  EXPECT_NE(message_of<ConfigError>([&] { plan_tensor(tensor_options(2), input); })
-                .find("does not divide the 3 ranks"),
+  EXPECT_NE(message_of<ConfigError>([&] {
+              plan_tensor(tensor_options(2), input);
+            }).find("does not divide the 3 ranks"),
             std::string::npos);
 }
 

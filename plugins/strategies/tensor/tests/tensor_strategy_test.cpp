@@ -5,11 +5,11 @@
 
 #include <map>
 
-#include "../tensor_strategy.hpp"
-#include "split_model.hpp"
 #include <runner_testing/error_message.hpp>
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
+#include "../tensor_strategy.hpp"
+#include "split_model.hpp"
 
 namespace runner::testing {
 namespace {
@@ -141,7 +141,10 @@ void expect_follows(const Trace& expected, const std::vector<RankTrace>& ranks, 
   }
   // Trained: the weights moved.
   EXPECT_GT((expected.final.at("mlp.up.weight") - expected.initial.at("mlp.up.weight"))
-                .abs().max().item<double>(), 0.1);
+                .abs()
+                .max()
+                .item<double>(),
+            0.1);
 }
 
 TEST(Tensor, TwoRanksFollowOneProcessAndHoldTheirPartsOfItsWeights) {

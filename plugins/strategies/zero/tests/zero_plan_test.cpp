@@ -1,9 +1,9 @@
 // Tests of zero's plan: model state per parameter by stage, equal ranks, buffers, offloaded state.
 #include <gtest/gtest.h>
 
+#include <runner_testing/table_defaults.hpp>
 #include "../zero_plan.hpp"
 #include "../zero_strategy.hpp"
-#include <runner_testing/table_defaults.hpp>
 
 namespace runner::testing {
 namespace {

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <unordered_set>
 
-#include "../offloaded_optimizer.hpp"
-#include "../zero_strategy.hpp"
 #include <runner_testing/error_message.hpp>
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
+#include "../offloaded_optimizer.hpp"
+#include "../zero_strategy.hpp"
 
 namespace runner::testing {
 namespace {
@@ -86,7 +86,8 @@ Trace on_zero(ZeroOptions options, Techniques techniques = {}, int world = 2) {
     zero.setup(context);
     Trace& trace = traces[static_cast<size_t>(rank)];
     for (int step = 0; step < kSteps; ++step)
-      trace.losses.push_back(zero.train_step(rows_of(batch_of(step), rank, world)).loss.item<double>());
+      trace.losses.push_back(
+          zero.train_step(rows_of(batch_of(step), rank, world)).loss.item<double>());
     zero.gather_parameters();
     trace.parameters = flat(*model);
   });

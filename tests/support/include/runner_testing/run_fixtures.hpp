@@ -13,8 +13,8 @@ namespace runner::testing {
 
 inline plugin_host::Registry fixture_registry() {
   plugin_host::Registry registry;
-  registry.load_directories({std::string(RUNNER_BINARY_DIR) + "/tests/fixtures/good",
-                             std::string(RUNNER_PLUGIN_DIR)});
+  registry.load_directories(
+      {std::string(RUNNER_BINARY_DIR) + "/tests/fixtures/good", std::string(RUNNER_PLUGIN_DIR)});
   return registry;
 }
 

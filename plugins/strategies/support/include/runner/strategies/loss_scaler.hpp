@@ -5,8 +5,8 @@
 
 #include <runner/techniques.hpp>
 
-#include "runner/strategies/state_pieces.hpp"
 #include <torch/torch.h>
+#include "runner/strategies/state_pieces.hpp"
 
 #include <functional>
 #include <vector>

@@ -5,9 +5,9 @@
 // the whole vector is gathered only while a layer runs.
 #pragma once
 
+#include <torch/torch.h>
 #include <runner/communicator.hpp>
 #include <runner/strategies/state_pieces.hpp>
-#include <torch/torch.h>
 
 #include <memory>
 #include <vector>
@@ -55,9 +55,9 @@ class ShardedUnit {
   void take_gradient(size_t index);
   bool every_gradient_taken() const { return taken_ == parameters_.size(); }
   void take_missing_gradients();  // what backward did not reach counts as zero
-  void start_reduction();   // the bucket's (stage 1: the flat gradients') mean over the ranks
-  void finish_reduction();  // into the master's .grad (summed over micro-batches)
-  void forget_gradients();  // before the next backward: nothing taken
+  void start_reduction();         // the bucket's (stage 1: the flat gradients') mean over the ranks
+  void finish_reduction();        // into the master's .grad (summed over micro-batches)
+  void forget_gradients();        // before the next backward: nothing taken
 
  private:
   void point_parameters_into(const torch::Tensor& flat);
@@ -65,7 +65,7 @@ class ShardedUnit {
   torch::Tensor zeros_like_flat() const;
 
   std::vector<torch::Tensor> parameters_;
-  std::vector<int64_t> offsets_;  // of each parameter in the flat vector
+  std::vector<int64_t> offsets_;              // of each parameter in the flat vector
   std::vector<std::vector<int64_t>> shapes_;  // kept: released parameters have none
   std::vector<int64_t> numels_;
   std::shared_ptr<Communicator> communicator_;

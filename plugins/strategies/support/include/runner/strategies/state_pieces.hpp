@@ -3,8 +3,8 @@
 // outside tensors (a step count, a loss scale).
 #pragma once
 
-#include <runner/training_state.hpp>
 #include <torch/torch.h>
+#include <runner/training_state.hpp>
 
 #include <string>
 #include <unordered_map>
@@ -62,7 +62,8 @@ class ScalarPieces {
 // ConfigError for an optimizer of another kind.
 class OptimizerState {
  public:
-  OptimizerState(torch::optim::Optimizer& optimizer, std::vector<std::vector<Placement>> placements);
+  OptimizerState(torch::optim::Optimizer& optimizer,
+                 std::vector<std::vector<Placement>> placements);
 
   // The state is made first (zeros, no steps) where the optimizer has not stepped yet: the
   // step that follows is the same as from no state.

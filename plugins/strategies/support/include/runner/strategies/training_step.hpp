@@ -33,8 +33,7 @@ class TrainingStep {
  public:
   // inputs on the device -> outputs, through checkpointed layers or not; by default
   // model_forward of the model.
-  using Forward =
-      std::function<torch::Tensor(const torch::Tensor& inputs, bool checkpoint_layers)>;
+  using Forward = std::function<torch::Tensor(const torch::Tensor& inputs, bool checkpoint_layers)>;
   struct Hooks {
     std::function<void(bool last)> before_backward;  // of each micro-batch
     std::function<void(bool last)> after_backward;
