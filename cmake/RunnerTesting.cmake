@@ -9,7 +9,7 @@ set(RUNNER_TEST_OUTPUT_DIR ${CMAKE_BINARY_DIR}/tests)
 function(runner_add_test name)
   cmake_parse_arguments(ARG "TORCH" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main Threads::Threads
+  target_link_libraries(${name} PRIVATE GTest::gmock GTest::gtest GTest::gtest_main Threads::Threads
                         ${ARG_LIBRARIES})
   if(ARG_TORCH)
     runner_use_torch_pch(${name})

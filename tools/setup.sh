@@ -10,7 +10,7 @@
 # RUNNER_CUDNN=stand-in installs runner's stand-in instead (tools/debian13/cudnn_stand_in.sh:
 # enough to build and to run on a machine without a GPU, not to train on one).
 # RUNNER_BUILD_TARGETS="a b ..." builds only those targets (runner_products: the runner and its
-# plugins, no tests).
+# plugins, no tests). RUNNER_WERROR=ON makes the compiler's warnings errors (CI).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -46,7 +46,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   "${torch_packages[@]}" libopenblas0-openmp
   libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev
-  libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev
+  libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist python3-numpy python3-h5py python3-pandas python3-matplotlib
   python3-protobuf python3-crcmod
@@ -98,7 +98,8 @@ if [[ $libtorch == cuda ]]; then
   export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0}
 fi
 jobs=${RUNNER_BUILD_JOBS:-$(nproc)}
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRUNNER_BUILD_TESTS=ON -DRUNNER_WITH_CUDA=$cuda
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRUNNER_BUILD_TESTS=ON -DRUNNER_WITH_CUDA=$cuda \
+  -DRUNNER_WERROR="${RUNNER_WERROR:-OFF}"
 read -r -a targets <<< "${RUNNER_BUILD_TARGETS:-all}"
 cmake --build build -j "$jobs" --target "${targets[@]}"
 echo "setup: built build/bin/runner (Debian $release, LibTorch for $libtorch)"

@@ -1,4 +1,5 @@
 // Tests of the shipped experiments: each one runs, plans or skips as its file says.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,16 +10,18 @@
 #include <fstream>
 #include <random>
 
+#include "experiment_files.hpp"
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kExperiments = std::string(RUNNER_SOURCE_DIR) + "/experiments/";
 
 std::string fmt_gib(double bytes) {
   char text[64];
@@ -106,7 +109,7 @@ TEST(Experiments, LenetPoolsWithTheMaxPool2dOpByName) {
   const Output unknown =
       run_briefly("quickstart.toml", kOnFashionMnist + " --set model.pool=min").output;
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;  // a config error: no op named min
-  EXPECT_NE(unknown.err.find("max_pool2d"), std::string::npos) << unknown.err;
+  EXPECT_THAT(unknown.err, HasSubstr("max_pool2d")) << unknown.err;
 }
 
 TEST(Experiments, FusedConvReluTableShowsPhasesAndSavedActivations) {
@@ -117,8 +120,8 @@ TEST(Experiments, FusedConvReluTableShowsPhasesAndSavedActivations) {
                               " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   for (const char* column : {"forward", "backward", "saved act", "backend_conv"})
-    EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
-  EXPECT_EQ(o.out.find("failed"), std::string::npos) << o.out;
+    EXPECT_THAT(o.out, HasSubstr(column)) << column << " in\n" << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("failed"))) << o.out;
 }
 
 class CifarExperiment : public ::testing::TestWithParam<Brief> {};
@@ -142,19 +145,17 @@ TEST(Experiments, Gpt2TinyTrainsAndReportsPerplexity) {
                               " --set train.max_steps_per_epoch=3 --set dataset.test_size=16" +
                               " --set experiment.results=" + dir + "/r.h5");
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("ppl"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("test ppl"), std::string::npos) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("ppl")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("test ppl")) << o.out;
 }
 
 TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
   const Output o = run_runner("--dry-run " + kExperiments + "gpt2_xl.toml");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("1,557,611,200 parameters (from the model's options"), std::string::npos)
-      << o.out;
+  EXPECT_THAT(o.out, HasSubstr("1,557,611,200 parameters (from the model's options")) << o.out;
   // The plan's rows: fp32 weights and gradients, 4 bytes per parameter each.
-  EXPECT_NE(o.out.find("# plan per rank:"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find(fmt_gib(4.0 * 1557611200) + "     " + fmt_gib(4.0 * 1557611200)),
-            std::string::npos)
+  EXPECT_THAT(o.out, HasSubstr("# plan per rank:")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(fmt_gib(4.0 * 1557611200) + "     " + fmt_gib(4.0 * 1557611200)))
       << o.out;
 }
 
@@ -164,7 +165,7 @@ std::vector<results::RunRecord> runs_of_brief(const std::string& file) {
                               " --set train.max_steps_per_epoch=2 --set experiment.results=" + dir +
                               "/r.h5 " + kOnFashionMnist);
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("results: "), std::string::npos) << "the table is printed\n" << o.out;
+  EXPECT_THAT(o.out, HasSubstr("results: ")) << "the table is printed\n" << o.out;
   return results::read_runs(dir + "/r.h5");
 }
 
@@ -188,11 +189,13 @@ TEST(Experiments, NcclVsGlooRunsGlooAndSkipsNcclWithoutGpus) {
     const bool nccl = run.header.label.find("nccl") != std::string::npos;
     if (nccl && !cuda) {
       EXPECT_EQ(run.status, results::Status::skipped) << run.header.label << ": " << run.error;
-      EXPECT_NE(run.error.find("backend nccl needs"), std::string::npos) << run.error;
+      EXPECT_THAT(run.error, HasSubstr("backend nccl needs")) << run.error;
     } else {
       EXPECT_EQ(run.status, results::Status::completed) << run.header.label << ": " << run.error;
     }
-    if (!nccl) EXPECT_EQ(run.summary->peak_memory_per_rank_bytes.size(), 2u);
+    if (!nccl) {
+      EXPECT_EQ(run.summary->peak_memory_per_rank_bytes.size(), 2u);
+    }
   }
 }
 
@@ -212,7 +215,7 @@ TEST(Experiments, DpVsDdpSkipsDpWithFewerThanTwoGpus) {
   ASSERT_EQ(runs.size(), 2u);
   if (torch::cuda::device_count() < 2) {
     EXPECT_EQ(runs[0].status, results::Status::skipped) << runs[0].error;
-    EXPECT_NE(runs[0].error.find("strategy dp needs at least 2 CUDA devices"), std::string::npos)
+    EXPECT_THAT(runs[0].error, HasSubstr("strategy dp needs at least 2 CUDA devices"))
         << runs[0].error;
   } else {
     EXPECT_EQ(runs[0].status, results::Status::completed) << runs[0].error;
@@ -228,7 +231,7 @@ TEST(Experiments, Gpt2TechniquesPlansEightRuns) {
        at = o.out.find("# plan per rank:", at + 1))
     ++plans;
   EXPECT_EQ(plans, 8u) << o.out;
-  EXPECT_NE(o.out.find("124,439,808 parameters"), std::string::npos) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("124,439,808 parameters")) << o.out;
 }
 
 // The same sweep on a tiny GPT-2: every run trains, and the table sets the plan beside the
@@ -240,7 +243,7 @@ TEST(Experiments, Gpt2TechniquesTableShowsPlannedAndMeasuredMemory) {
                               " --set experiment.results=" + dir + "/r.h5");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   for (const char* column : {"est mem", "tensor peak", "TFLOPS", "micro_batches"})
-    EXPECT_NE(o.out.find(column), std::string::npos) << column << " in\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(column)) << column << " in\n" << o.out;
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 8u);
   for (const auto& run : runs) {

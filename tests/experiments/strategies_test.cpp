@@ -1,16 +1,19 @@
 // The strategy comparisons of experiments/: their plans, and on a tiny GPT-2 that every
 // strategy trains the same steps as ddp.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "experiment_files.hpp"
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
 
-const std::string kExperiments = std::string(RUNNER_SOURCE_DIR) + "/experiments/";
 const std::string kTinyGpt2 =
     " --set model.preset=tiny --set dataset.seq_len=64 --set dataset.vocab_size=512";
 
@@ -29,7 +32,7 @@ TEST(StrategyExperiments, Gpt2SmallStrategiesPlansEveryStrategy) {
   for (const char* run :
        {"strategy=ddp", "strategy=zero(stage=1)", "strategy=zero(stage=3)",
         "strategy=tensor(degree=2)", "strategy=pipeline(schedule=1f1b, stages=2)"})
-    EXPECT_NE(o.out.find(run), std::string::npos) << run << " in\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(run)) << run << " in\n" << o.out;
 }
 
 // Seed 001's model: every run planned, the model state per rank falling from ddp to zero-3,
@@ -38,22 +41,21 @@ TEST(StrategyExperiments, Gpt2OnePointSixBPlansEveryRunAndIsRefusedWhereItCannot
   const Output dry = run_runner("--dry-run " + kExperiments + "gpt2_1p6b_strategies.toml");
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_EQ(plans_in(dry.out), 20u);
-  EXPECT_NE(dry.out.find("1,557,611,200 parameters"), std::string::npos) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("1,557,611,200 parameters")) << dry.out;
   // 8 ranks: fp32 weights whole (ddp, 5.80 GiB) or an eighth of them (zero-3, 0.73 GiB); split
   // 8 ways (tensor), every block's but 6 * 1600 of its weights an eighth, the embeddings and
   // ln_f whole: 48 * (9600 + (12 * 1600^2 + 7 * 1600) / 8) + 82,052,800 = 266,900,800 (0.99 GiB).
-  EXPECT_NE(dry.out.find("0-7          5.80 GiB"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("0-7          0.73 GiB"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("0-7          0.99 GiB"), std::string::npos) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("0-7          5.80 GiB")) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("0-7          0.73 GiB")) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("0-7          0.99 GiB")) << dry.out;
 
   const Output refused = run_runner(kExperiments +
                                     "gpt2_1p6b_strategies.toml --set strategy.world_size=2 "
                                     "--set train.device=cpu --set experiment.results=" +
                                     scratch_dir("p6b_" + std::to_string(getpid())) + "/r.h5");
   EXPECT_EQ(refused.exit_code, 2) << refused.out;
-  EXPECT_NE(refused.err.find("for its 2 ranks on this machine"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("of memory available (run strategy=ddp"), std::string::npos)
-      << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("for its 2 ranks on this machine")) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("of memory available (run strategy=ddp")) << refused.err;
 }
 
 // Seed 001's model on one machine: one rank whose plan holds the fp32 weights and gradients
@@ -64,9 +66,9 @@ TEST(StrategyExperiments, Gpt2OnePointSixBOnOneMachinePlansOneRankAndTrainsOnTin
   const Output dry = run_runner("--dry-run " + file);
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_EQ(plans_in(dry.out), 1u);
-  EXPECT_NE(dry.out.find("zero stage 3 over 1 ranks"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("optimizer state in files"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("0            5.80 GiB     5.80 GiB"), std::string::npos) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("zero stage 3 over 1 ranks")) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("optimizer state in files")) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("0            5.80 GiB     5.80 GiB")) << dry.out;
 
   const std::string dir = scratch_dir("one_machine_" + std::to_string(getpid()));
   const Output tiny =

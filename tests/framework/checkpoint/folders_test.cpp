@@ -1,10 +1,13 @@
 // A run's checkpoint folders: only a folder with a manifest and every shard it lists, whole,
 // counts as a checkpoint; pruning keeps the latest ones and clears saves cut short.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "checkpoint_test_support.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -76,34 +79,33 @@ TEST(CheckpointManifest, AnotherFormatVersionIsRefusedNamingTheFile) {
   const std::string path =
       edited_manifest("version", "\"format_version\": 1", "\"format_version\": 99");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("format 99"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
+  EXPECT_THAT(message, HasSubstr("format 99")) << message;
   EXPECT_TRUE(checkpoint::complete_checkpoints(fs::path(path).parent_path().parent_path()).empty());
 }
 
 TEST(CheckpointManifest, ProgressNoRunCouldHaveMadeIsRefusedNamingTheField) {
   const std::string epoch = edited_manifest("epoch", "\"epoch\": 1", "\"epoch\": -5");
   std::string message = message_of<DataError>([&] { checkpoint::read_manifest(epoch); });
-  EXPECT_NE(message.find(epoch + ": progress.epoch = -5 is impossible"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr(epoch + ": progress.epoch = -5 is impossible")) << message;
   const std::string step =
       edited_manifest("step", "\"step_in_epoch\": 0", "\"step_in_epoch\": 4611686018427387904");
   message = message_of<DataError>([&] { checkpoint::read_manifest(step); });
-  EXPECT_NE(message.find("progress.global_step = 1 below step_in_epoch = 4611686018427387904"),
-            std::string::npos)
+  EXPECT_THAT(message,
+              HasSubstr("progress.global_step = 1 below step_in_epoch = 4611686018427387904"))
       << message;
 }
 
 TEST(CheckpointManifest, ShardsOutOfRankOrderAreRefused) {
   const std::string path = edited_manifest("order", "\"rank\": 1", "\"rank\": 0");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
-  EXPECT_NE(message.find("lists rank 0's shard in place 1"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("lists rank 0's shard in place 1")) << message;
 }
 
 TEST(CheckpointManifest, AShardOutsideItsFolderIsRefused) {
   const std::string path = edited_manifest("outside", "rank-1.safetensors", "../../etc/passwd00");
   const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
-  EXPECT_NE(message.find("outside its folder"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("outside its folder")) << message;
 }
 
 }  // namespace

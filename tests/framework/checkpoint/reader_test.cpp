@@ -1,11 +1,14 @@
 // Reading a checkpoint back: whole tensors are assembled from the pieces of any shards, so a
 // layout other than the writer's loads it; a damaged, partial or foreign checkpoint is refused
 // naming the file.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "checkpoint_test_support.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -52,12 +55,12 @@ TEST(CheckpointReader, AnotherShapeIsRefusedNamingTheCheckpoint) {
   const std::string message = message_of<DataError>([&] {
     reader.read_into({"m", {5, 6}, -1, 0, values, true});
   });
-  EXPECT_NE(message.find(folder), std::string::npos) << message;
-  EXPECT_NE(message.find("[4, 6] there and [5, 6] in this run"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(folder)) << message;
+  EXPECT_THAT(message, HasSubstr("[4, 6] there and [5, 6] in this run")) << message;
   const std::string missing = message_of<DataError>([&] {
     reader.read_into({"other", {1}, -1, 0, torch::zeros({1}), true});
   });
-  EXPECT_NE(missing.find("has no \"other\""), std::string::npos) << missing;
+  EXPECT_THAT(missing, HasSubstr("has no \"other\"")) << missing;
 }
 
 TEST(CheckpointReader, AMissingPieceIsNamed) {
@@ -66,7 +69,7 @@ TEST(CheckpointReader, AMissingPieceIsNamed) {
       fresh_folder("partial"), 1, {{{"m", {4, 6}, -1, 0, flat.narrow(0, 0, 12), true}}});
   checkpoint::CheckpointReader reader(folder);
   const std::string message = message_of<DataError>([&] { reader.whole("m"); });
-  EXPECT_NE(message.find("only part of \"m\""), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("only part of \"m\"")) << message;
 }
 
 TEST(CheckpointReader, APieceOutsideItsWholeTensorIsRefused) {
@@ -74,8 +77,8 @@ TEST(CheckpointReader, APieceOutsideItsWholeTensorIsRefused) {
       write_checkpoint(fresh_folder("outside"), 1, {{{"m", {4}, -1, 2, torch::zeros({4}), true}}});
   const std::string message =
       message_of<DataError>([&] { checkpoint::CheckpointReader reader(folder); });
-  EXPECT_NE(message.find("rank-0.safetensors"), std::string::npos) << message;
-  EXPECT_NE(message.find("outside its whole tensor"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("rank-0.safetensors")) << message;
+  EXPECT_THAT(message, HasSubstr("outside its whole tensor")) << message;
 }
 
 TEST(CheckpointReader, APieceOfTheRightSizeInAnotherShapeIsRefused) {
@@ -83,7 +86,7 @@ TEST(CheckpointReader, APieceOfTheRightSizeInAnotherShapeIsRefused) {
       fresh_folder("transposed"), 1, {{{"m", {4, 6}, -1, 0, matrix().t().contiguous(), true}}});
   const std::string message =
       message_of<DataError>([&] { checkpoint::CheckpointReader reader(folder); });
-  EXPECT_NE(message.find("outside its whole tensor"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("outside its whole tensor")) << message;
   const std::string columns = write_checkpoint(fresh_folder("short_columns"), 1,
                                                {{{"m", {4, 6}, 1, 0, torch::zeros({3, 6}), true}}});
   EXPECT_THROW(checkpoint::CheckpointReader{columns}, DataError);
@@ -96,8 +99,7 @@ TEST(CheckpointReader, CheckCompleteFindsATensorPartlySavedFromTheHeadersAlone) 
       fresh_folder("half"), 1, {{{"m", {4, 6}, -1, 12, flat.narrow(0, 12, 12), true}}});
   std::string message =
       message_of<DataError>([&] { checkpoint::CheckpointReader(half).check_complete(); });
-  EXPECT_NE(message.find("checkpoint " + half + " holds only part of \"m\""), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("checkpoint " + half + " holds only part of \"m\"")) << message;
   // Columns 0-1 and 4-5 of a split along dim 1: 2-3 missing.
   const std::string gap = write_checkpoint(fresh_folder("gap"), 1,
                                            {{{"m", {4, 6}, 1, 0, torch::zeros({4, 2}), true}},
@@ -107,7 +109,7 @@ TEST(CheckpointReader, CheckCompleteFindsATensorPartlySavedFromTheHeadersAlone) 
                                              {{{"m", {4, 6}, -1, 0, flat.narrow(0, 0, 12), true}},
                                               {{"m", {4, 6}, 0, 2, torch::zeros({2, 6}), true}}});
   message = message_of<DataError>([&] { checkpoint::CheckpointReader(mixed).check_complete(); });
-  EXPECT_NE(message.find("the pieces of \"m\" do not fit together"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("the pieces of \"m\" do not fit together")) << message;
 }
 
 TEST(CheckpointVerify, ADamagedTruncatedOrMissingShardIsNamed) {
@@ -121,14 +123,14 @@ TEST(CheckpointVerify, ADamagedTruncatedOrMissingShardIsNamed) {
     file.put('\x7f');
   }
   std::string message = message_of<DataError>([&] { checkpoint::verify(folder); });
-  EXPECT_NE(message.find(shard + " is damaged"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(shard + " is damaged")) << message;
   fs::resize_file(shard, size - 4);
   message = message_of<DataError>([&] { checkpoint::verify(folder); });
-  EXPECT_NE(message.find(shard), std::string::npos) << message;
-  EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(shard)) << message;
+  EXPECT_THAT(message, HasSubstr("truncated")) << message;
   fs::remove(shard);
   message = message_of<DataError>([&] { checkpoint::verify(folder); });
-  EXPECT_NE(message.find(shard + " is missing"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(shard + " is missing")) << message;
 }
 
 }  // namespace

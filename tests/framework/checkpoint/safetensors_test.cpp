@@ -1,5 +1,6 @@
 // Safetensors files: what is written reads back bit for bit, the layout is the published one
 // (so Python's safetensors reads it), and a damaged file is refused naming it.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,6 +8,9 @@
 #include "checkpoint_test_support.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+#include "runner_testing/files.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -22,11 +26,6 @@ std::vector<NamedTensor> sample_tensors() {
           {"flags", torch::tensor({true, false, true})},
           {"scalar", torch::tensor(2.5, torch::kDouble)},
           {"empty", torch::empty({0, 4})}};
-}
-
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -55,13 +54,12 @@ TEST(Safetensors, WhatIsWrittenReadsBackBitForBit) {
 TEST(Safetensors, TheLayoutIsThePublishedOne) {
   const std::string path = fresh_folder("layout") + "/t.safetensors";
   checkpoint::write_safetensors(path, {{"x", torch::tensor({1.0f, 2.0f})}}, {});
-  const std::string bytes = bytes_of(path);
+  const std::string bytes = runner::testing::file_bytes(path);
   uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = length << 8 | static_cast<unsigned char>(bytes[i]);
   EXPECT_EQ(length % 8, 0u);
   const std::string header = bytes.substr(8, length);
-  EXPECT_NE(header.find(R"("x":{"data_offsets":[0,8],"dtype":"F32","shape":[2]})"),
-            std::string::npos)
+  EXPECT_THAT(header, HasSubstr(R"("x":{"data_offsets":[0,8],"dtype":"F32","shape":[2]})"))
       << header;
   float values[2];
   std::memcpy(values, bytes.data() + 8 + length, sizeof values);
@@ -75,7 +73,7 @@ TEST(Safetensors, TheDigestIsTheFilesCrc) {
   const auto written = checkpoint::write_safetensors(path, sample_tensors(), {});
   EXPECT_EQ(written, checkpoint::digest_of(path));
   EXPECT_EQ(written.bytes, std::filesystem::file_size(path));
-  std::string bytes = bytes_of(path);
+  std::string bytes = runner::testing::file_bytes(path);
   bytes[bytes.size() - 3] ^= 1;
   write_bytes(path, bytes);
   EXPECT_EQ(checkpoint::digest_of(path).bytes, written.bytes);
@@ -85,12 +83,12 @@ TEST(Safetensors, TheDigestIsTheFilesCrc) {
 TEST(Safetensors, ATruncatedFileIsRefusedNamingIt) {
   const std::string path = fresh_folder("truncated") + "/t.safetensors";
   checkpoint::write_safetensors(path, sample_tensors(), {});
-  const std::string bytes = bytes_of(path);
+  const std::string bytes = runner::testing::file_bytes(path);
   for (size_t keep : {size_t{0}, size_t{5}, size_t{20}, bytes.size() - 1}) {
     write_bytes(path, bytes.substr(0, keep));
     const std::string message =
         message_of<DataError>([&] { checkpoint::read_safetensors_header(path); });
-    EXPECT_NE(message.find(path), std::string::npos) << keep << ": " << message;
+    EXPECT_THAT(message, HasSubstr(path)) << keep << ": " << message;
   }
 }
 
@@ -106,7 +104,7 @@ TEST(Safetensors, AHeaderWithImpossibleShapesIsRefused) {
     write_bytes(path, bytes + header + std::string(8, '\0'));
     const std::string message =
         message_of<DataError>([&] { checkpoint::read_safetensors_header(path); });
-    EXPECT_NE(message.find(path), std::string::npos) << header << ": " << message;
+    EXPECT_THAT(message, HasSubstr(path)) << header << ": " << message;
   }
 }
 
@@ -114,7 +112,7 @@ TEST(Safetensors, AnUnwritableFolderIsNamed) {
   const std::string path = "/proc/runner-no-such-folder/t.safetensors";
   const std::string message =
       message_of<DataError>([&] { checkpoint::write_safetensors(path, sample_tensors(), {}); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Saving in the background: each rank writes its shard, rank 0 the manifest once every shard
 // is on disk, and the run keeps only its latest checkpoints.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -8,6 +9,8 @@
 #include "checkpoint_test_support.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -60,7 +63,7 @@ TEST(ShardWriter, AFailedWriteIsRethrownNamingTheFolder) {
   checkpoint::ShardWriter writer(blocker + "/run", 2, 0, 1);
   writer.save({{"x", {1}, -1, 0, torch::ones({1}), true}}, manifest_at(1, 1));
   const std::string message = message_of<DataError>([&] { writer.finish(); });
-  EXPECT_NE(message.find(blocker), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(blocker)) << message;
 }
 
 TEST(ShardWriter, RemoveAfterClearsTheStepsARunWritesAgain) {

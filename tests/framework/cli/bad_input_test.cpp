@@ -2,6 +2,7 @@
 // fault, distributed fault, check-op), run through the binary: each ends with its exit code and
 // a message that names the place at fault, never with a signal, leaves no process behind, and
 // leaves any results file readable with every epoch that finished before the fault.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -14,6 +15,8 @@
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -316,9 +319,8 @@ TEST(BadInput, EachClassEndsWithItsCodeAndALocatedMessage) {
     EXPECT_LT(o.exit_code, 128) << "ended by a signal\n" << o.err;
     EXPECT_EQ(o.exit_code, c.exit_code) << o.out << o.err;
     const std::string message = with_dir(c.message, dir);
-    EXPECT_NE((o.err + o.out).find(message), std::string::npos)
-        << "'" << message << "' missing from\n"
-        << o.err << o.out;
+    EXPECT_THAT((o.err + o.out), HasSubstr(message)) << "'" << message << "' missing from\n"
+                                                     << o.err << o.out;
     EXPECT_FALSE(processes_left(dir));
     expect_results_readable(dir + "/r.h5", c.finished_epochs);
   }

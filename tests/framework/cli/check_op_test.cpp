@@ -1,29 +1,28 @@
 // `runner check-op`: verdicts and exit codes from the command line.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(CheckOpCommand, AnOpWithoutReferenceRunsAndPasses) {
   Output o = run_runner("check-op relu --shapes 3x5,2x1x4 --repeat 1");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   for (const char* part : {"relu has no reference", "(3, 5) non-contiguous", "gradcheck", "timing",
                            "check-op relu: passed"})
-    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(part)) << part << " missing from\n" << o.out;
 }
 
 TEST(CheckOpCommand, GeluMatchesAtenInEveryForm) {
   for (const char* form : {"none", "tanh", "sigmoid"}) {
     Output o = run_runner(std::string("check-op gelu --repeat 1 --set approximate=") + form);
     EXPECT_EQ(o.exit_code, 0) << form << "\n" << o.out << o.err;
-    EXPECT_TRUE(contains(o.out, "check-op gelu: passed")) << o.out;
-    EXPECT_TRUE(contains(o.out, "gelu against its reference")) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("check-op gelu: passed")) << o.out;
+    EXPECT_THAT(o.out, HasSubstr("gelu against its reference")) << o.out;
   }
   Output in_double = run_runner("check-op gelu --dtype float64 --repeat 1 --shapes 7x9");
   EXPECT_EQ(in_double.exit_code, 0) << in_double.out;
@@ -33,8 +32,8 @@ TEST(CheckOpCommand, AnOpThatDisagreesWithItsReferenceIsExitOne) {
   Output o = run_runner("--plugin-path " + fixture_plugins() +
                         " check-op fixture_off_by_one --shapes 3x5 --repeat 1");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
-  EXPECT_TRUE(contains(o.out, "FAILED")) << o.out;
-  EXPECT_TRUE(contains(o.out, "check-op fixture_off_by_one: FAILED")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("FAILED")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("check-op fixture_off_by_one: FAILED")) << o.out;
 }
 
 // Its forward throws from inside its library, in every phase: comparison, gradcheck, timing.
@@ -43,19 +42,20 @@ TEST(CheckOpCommand, AnOpThatThrowsFailsEachPhaseWithItsMessage) {
                         "/tests/fixtures/throwing check-op fixture_refusing --shapes 2x2 "
                         "--repeat 1");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
-  EXPECT_TRUE(contains(o.out, "FAILED: fixture_refusing: refuses an input of 4 elements")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("FAILED: fixture_refusing: refuses an input of 4 elements"))
+      << o.out;
   const size_t timing = o.out.find("timing (");
   ASSERT_NE(timing, std::string::npos) << o.out;
-  EXPECT_TRUE(contains(o.out.substr(timing), "FAILED: fixture_refusing")) << o.out;
-  EXPECT_TRUE(contains(o.out, "check-op fixture_refusing: FAILED")) << o.out;
+  EXPECT_THAT(o.out.substr(timing), HasSubstr("FAILED: fixture_refusing")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("check-op fixture_refusing: FAILED")) << o.out;
 }
 
 TEST(CheckOpCommand, AnUnknownOpIsAConfigErrorListingTheKnownOnes) {
   Output o = run_runner("check-op gleu");
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_TRUE(contains(o.err, "gleu")) << o.err;
-  EXPECT_TRUE(contains(o.err, "gelu")) << o.err;
-  EXPECT_TRUE(contains(o.err, "relu")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("gleu")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("gelu")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("relu")) << o.err;
 }
 
 TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
@@ -79,7 +79,7 @@ TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
         Case{"check-op relu --threads -1", "'-1' is not a whole number of at least 0"}}) {
     Output o = run_runner(c.args);
     EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
-    EXPECT_TRUE(contains(o.err, c.named)) << c.args << "\n" << o.err;
+    EXPECT_THAT(o.err, HasSubstr(c.named)) << c.args << "\n" << o.err;
     EXPECT_LT(o.err.size(), 400u) << "a short message, not a 309-digit range:\n" << o.err;
   }
 }
@@ -88,7 +88,7 @@ TEST(CheckOpCommand, CudaWithoutAGpuIsARuntimeError) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a CUDA device";
   Output o = run_runner("check-op relu --device cuda");
   EXPECT_EQ(o.exit_code, 5);
-  EXPECT_TRUE(contains(o.err, "no CUDA device")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("no CUDA device")) << o.err;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Tests of the commands: version, plugins, describe, dry runs, --set and the plugin folders.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,17 +9,15 @@
 #include "run_binary.hpp"
 #include "runner/version.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(Cli, VersionPrintsTheVersion) {
   Output o = run_runner("--version");
   EXPECT_EQ(o.exit_code, 0);
-  EXPECT_TRUE(contains(o.out, RUNNER_VERSION)) << o.out;
+  EXPECT_THAT(o.out, HasSubstr(RUNNER_VERSION)) << o.out;
 }
 
 TEST(Cli, PluginsListsKindNameVersionDescriptionAndLibrary) {
@@ -26,17 +25,17 @@ TEST(Cli, PluginsListsKindNameVersionDescriptionAndLibrary) {
   EXPECT_EQ(o.exit_code, 0) << o.err;
   for (const char* part : {"dataset/mnist", "model/lenet5", "strategy/single", "op/relu",
                            "lib/runner/plugins/lenet5.so", "1.0.0"})
-    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(part)) << part << " missing from\n" << o.out;
 }
 
 TEST(Cli, DescribePrintsEveryKeyWithTypeAndDefault) {
   Output o = run_runner("describe model/lenet5");
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_TRUE(contains(o.out, "activation")) << o.out;
-  EXPECT_TRUE(contains(o.out, "\"relu\"")) << o.out;
-  EXPECT_TRUE(contains(o.out, "pool")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("activation")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("\"relu\"")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("pool")) << o.out;
   Output host = run_runner("describe optimizer");
-  EXPECT_TRUE(contains(host.out, "nesterov")) << host.out;
+  EXPECT_THAT(host.out, HasSubstr("nesterov")) << host.out;
 }
 
 TEST(Cli, DescribeAloneListsWhatCanBeDescribed) {
@@ -44,19 +43,20 @@ TEST(Cli, DescribeAloneListsWhatCanBeDescribed) {
   EXPECT_EQ(o.exit_code, 0) << o.err;
   for (const char* part : {"  train\n", "  checkpoint\n", "  sweep\n", "augment/NAME",
                            "  model/lenet5\n", "  strategy/ddp\n", "  op/gelu\n"})
-    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(part)) << part << " missing from\n" << o.out;
 }
 
 TEST(Cli, DescribeAnUnknownComponentSuggestsTheClosest) {
   Output o = run_runner("describe model/lenett5");
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_TRUE(contains(o.err, "did you mean 'lenet5'")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("did you mean 'lenet5'")) << o.err;
   Output no_kind = run_runner("describe lenet5");
   EXPECT_EQ(no_kind.exit_code, 2);
-  EXPECT_TRUE(contains(no_kind.err, "`runner describe lenet5`: expected KIND/NAME")) << no_kind.err;
+  EXPECT_THAT(no_kind.err, HasSubstr("`runner describe lenet5`: expected KIND/NAME"))
+      << no_kind.err;
   Output unknown_kind = run_runner("describe widget/lenet5");
   EXPECT_EQ(unknown_kind.exit_code, 2);
-  EXPECT_TRUE(contains(unknown_kind.err, "unknown kind 'widget'")) << unknown_kind.err;
+  EXPECT_THAT(unknown_kind.err, HasSubstr("unknown kind 'widget'")) << unknown_kind.err;
 }
 
 TEST(Cli, DryRunPrintsResolvedRunsAndTrainsNothing) {
@@ -65,9 +65,9 @@ TEST(Cli, DryRunPrintsResolvedRunsAndTrainsNothing) {
              blobs_experiment(dir + "/r.h5", "[sweep]\n\"train.batch_size\" = [8, 16]\n"));
   Output o = run_runner("--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_TRUE(contains(o.out, "2 run(s)")) << o.out;
-  EXPECT_TRUE(contains(o.out, "train.batch_size=16")) << o.out;
-  EXPECT_TRUE(contains(o.out, "batch_size = 8")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("2 run(s)")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("train.batch_size=16")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("batch_size = 8")) << o.out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5"));
 }
 

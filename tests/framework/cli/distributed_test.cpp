@@ -1,5 +1,6 @@
 // Distributed runs through the runner binary: ranks under torchrun's variables, local launches,
 // and the faults a user meets (a rank killed or throwing, a missing rank, a port in use).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,9 @@
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::testing {
 namespace {
@@ -63,7 +67,7 @@ TEST(Distributed, TwoTorchrunRanksFollowTheSingleRunStepForStep) {
   EXPECT_EQ(two.summary->peak_memory_per_rank_bytes.size(), 2u);
   // Parameters that agree to 1e-5 may flip a prediction on a near tie, but not two.
   EXPECT_NEAR(two.epochs.at(0).test_accuracy, one.epochs.at(0).test_accuracy, 1.0 / kTestSize);
-  EXPECT_EQ(read_file(dir + "/out1").find("epoch 1/1"), std::string::npos) << "rank 1 is quiet";
+  EXPECT_THAT(read_file(dir + "/out1"), Not(HasSubstr("epoch 1/1"))) << "rank 1 is quiet";
 }
 
 std::string blobs_ddp(const std::string& dir, const std::string& strategy_extra,
@@ -82,8 +86,7 @@ TEST(Distributed, NprocStartsLocalRanksAndRank0RecordsTheRun) {
   const std::string dir = scratch_dir("nproc");
   Output out = run_runner(blobs_ddp(dir, "") + " --nproc 2");
   ASSERT_EQ(out.exit_code, 0) << out.err;
-  EXPECT_NE(out.out.find("2 ranks on this machine, gloo over 127.0.0.1:"), std::string::npos)
-      << out.out;
+  EXPECT_THAT(out.out, HasSubstr("2 ranks on this machine, gloo over 127.0.0.1:")) << out.out;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::completed);
   EXPECT_EQ(run.header.environment.at("world_size"), "2");
@@ -97,7 +100,7 @@ TEST(Distributed, NprocTurnsASingleRunIntoDdp) {
   Output out = run_runner("--plugin-path " + fixture_plugins() + " --nproc 2 " + dir + "/exp.toml");
   ASSERT_EQ(out.exit_code, 0) << out.err;
   auto run = only_run(dir + "/r.h5");
-  EXPECT_NE(run.header.config_toml.find("name = \"ddp\""), std::string::npos);
+  EXPECT_THAT(run.header.config_toml, HasSubstr("name = \"ddp\""));
   EXPECT_EQ(run.header.environment.at("world_size"), "2");
 }
 
@@ -126,7 +129,7 @@ TEST(Distributed, AKilledRankEndsTheRunNamingIt) {
                                     "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n"));
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(out.exit_code, 5) << out.err;
-  EXPECT_NE(out.err.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("rank 1 was killed by signal 9 (SIGKILL)")) << out.err;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
   EXPECT_EQ(run.error, "rank 1 was killed by signal 9 (SIGKILL)");
@@ -145,7 +148,7 @@ TEST(Distributed, AStoppedRankIsNamedAndTheRunEndsAtTheTimeout) {
   EXPECT_EQ(out.exit_code, 5) << out.err;
   const std::string cause =
       "rank 1 stopped answering (stopped by signal 19, SIGSTOP): timeout after 10 s";
-  EXPECT_NE(out.err.find(cause), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr(cause)) << out.err;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
   EXPECT_EQ(run.error, cause);
@@ -160,7 +163,7 @@ TEST(Distributed, ARankThatThrowsEndsTheRunWithItsError) {
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
   EXPECT_EQ(run.error.rfind("rank 1 failed: training step 3 failed:", 0), 0u) << run.error;
-  EXPECT_NE(out.err.find("rank 0: all_reduce failed: rank 1 failed"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("rank 0: all_reduce failed: rank 1 failed")) << out.err;
   EXPECT_FALSE(ranks_left(dir));
 }
 
@@ -173,9 +176,9 @@ TEST(Distributed, NcclWithoutGpusIsRecordedAsSkippedAndTheSweepGoesOn) {
   auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].status, results::Status::skipped);
-  EXPECT_NE(runs[0].error.find("backend nccl needs"), std::string::npos) << runs[0].error;
+  EXPECT_THAT(runs[0].error, HasSubstr("backend nccl needs")) << runs[0].error;
   EXPECT_EQ(runs[1].status, results::Status::completed);
-  EXPECT_NE(out.out.find("skipped"), std::string::npos);
+  EXPECT_THAT(out.out, HasSubstr("skipped"));
 }
 
 // On one GPU: every strategy under NCCL with one rank follows `single` on that GPU step for
@@ -211,15 +214,15 @@ TEST(Distributed, OnOneGpuEachStrategyUnderNcclFollowsSingle) {
     EXPECT_FALSE(std::isnan(run.epochs[0].gpu_utilization)) << run.header.label;
     EXPECT_GT(run.epochs[0].gpu_memory_used_bytes, 0) << run.header.label;
   }
-  EXPECT_NE(out.out.find("GPU util"), std::string::npos) << out.out;
+  EXPECT_THAT(out.out, HasSubstr("GPU util")) << out.out;
 }
 
 TEST(Distributed, AWorldLargerThanTheMachineIsAConfigError) {
   const std::string dir = scratch_dir("too_many");
   Output out = run_runner(blobs_ddp(dir, "world_size = 4000\n"));
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.err.find("strategy.world_size = 4000: a local launch starts at most one rank per"),
-            std::string::npos)
+  EXPECT_THAT(out.err,
+              HasSubstr("strategy.world_size = 4000: a local launch starts at most one rank per"))
       << out.err;
 }
 
@@ -227,9 +230,8 @@ TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
   const std::string dir = scratch_dir("batch_not_dividing");
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\n") + " --set train.batch_size=33");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.err.find("train.batch_size = 33 does not divide among 2 ranks"), std::string::npos)
-      << out.err;
-  EXPECT_EQ(out.out.find("ranks on this machine"), std::string::npos) << out.out;
+  EXPECT_THAT(out.err, HasSubstr("train.batch_size = 33 does not divide among 2 ranks")) << out.err;
+  EXPECT_THAT(out.out, Not(HasSubstr("ranks on this machine"))) << out.out;
 }
 
 // A tiny GPT-2 on 2 ranks, a batch of 4 in 4 micro-batches.
@@ -254,8 +256,7 @@ TEST(Distributed, MicroBatchesDivideADataParallelReplicasShare) {
   // ddp's 2 replicas have 2 samples each.
   Output ddp = run_runner(tiny_gpt2_in_four(dir, "name = \"ddp\"\nworld_size = 2\n"));
   EXPECT_EQ(ddp.exit_code, 2);
-  EXPECT_NE(ddp.err.find("train.micro_batches = 4 does not divide a replica's 2 samples"),
-            std::string::npos)
+  EXPECT_THAT(ddp.err, HasSubstr("train.micro_batches = 4 does not divide a replica's 2 samples"))
       << ddp.err;
 }
 
@@ -267,7 +268,7 @@ TEST(Distributed, ARankThatNeverComesFailsTheRendezvousNamingIt) {
                           torchrun_environment(0, 2, free_port()));
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
   EXPECT_EQ(out.exit_code, 5) << out.err;
-  EXPECT_NE(out.err.find("rank 1 of 2 never joined"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("rank 1 of 2 never joined")) << out.err;
 }
 
 TEST(Distributed, APortInUseIsNamed) {
@@ -276,24 +277,23 @@ TEST(Distributed, APortInUseIsNamed) {
   Output out =
       run_runner(blobs_ddp(dir, "world_size = 2\n"), "MASTER_PORT=" + std::to_string(held.port()));
   EXPECT_EQ(out.exit_code, 5) << "a runtime error, not a config or plugin one\n" << out.err;
-  EXPECT_NE(out.err.find("port " + std::to_string(held.port()) + " is in use"), std::string::npos)
-      << out.err;
+  EXPECT_THAT(out.err, HasSubstr("port " + std::to_string(held.port()) + " is in use")) << out.err;
   // runner's own line only, before LibTorch's store logs its failures to bind.
-  EXPECT_EQ(out.err.find("[c10d]"), std::string::npos) << out.err;
-  EXPECT_EQ(out.err.find("socket.cpp"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, Not(HasSubstr("[c10d]"))) << out.err;
+  EXPECT_THAT(out.err, Not(HasSubstr("socket.cpp"))) << out.err;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed) << "a launch that failed is no run in progress";
-  EXPECT_NE(run.error.find("is in use"), std::string::npos) << run.error;
+  EXPECT_THAT(run.error, HasSubstr("is in use")) << run.error;
 }
 
 TEST(Distributed, ABadMasterPortFailsTheRunNamingIt) {
   const std::string dir = scratch_dir("bad_master_port");
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"), "MASTER_PORT=abc");
   EXPECT_EQ(out.exit_code, 2) << out.err;
-  EXPECT_NE(out.err.find("MASTER_PORT = \"abc\" is not a port"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("MASTER_PORT = \"abc\" is not a port")) << out.err;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
-  EXPECT_NE(run.error.find("MASTER_PORT"), std::string::npos) << run.error;
+  EXPECT_THAT(run.error, HasSubstr("MASTER_PORT")) << run.error;
 }
 
 // Rank 0 of 2 under torchrun, alone: it waits in the rendezvous for a rank that never comes.
@@ -327,7 +327,7 @@ TEST(Distributed, ASignalDuringTheRendezvousEndsItAtOnce) {
   const std::string out = read_file(dir + "/out");
   ASSERT_TRUE(WIFEXITED(status)) << out;
   EXPECT_EQ(WEXITSTATUS(status), 143) << out;
-  EXPECT_NE(out.find("interrupted by signal 15"), std::string::npos) << out;
+  EXPECT_THAT(out, HasSubstr("interrupted by signal 15")) << out;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
   EXPECT_EQ(run.error, "interrupted by signal 15");
@@ -412,9 +412,8 @@ TEST(Distributed, ASingleStrategyUnderTwoTorchrunRanksIsRefused) {
   auto codes =
       run_as_torchrun(2, "--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml", dir);
   EXPECT_EQ(codes, (std::vector<int>{2, 2}));
-  EXPECT_NE(
-      read_file(dir + "/out0").find("torchrun started 2 ranks, but strategy 'single' runs on one"),
-      std::string::npos)
+  EXPECT_THAT(read_file(dir + "/out0"),
+              HasSubstr("torchrun started 2 ranks, but strategy 'single' runs on one"))
       << read_file(dir + "/out0");
 }
 

@@ -1,4 +1,5 @@
 // End to end: LeNet trains on a slice of Fashion-MNIST, and h5dump reads the results file.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,12 +9,10 @@
 #include "results/results.hpp"
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(EndToEnd, LeNetTrainsOnASliceOfFashionMnistAndRecordsTheRun) {
   if (!have_fashion_mnist()) GTEST_SKIP() << kFashionMnist << " is missing (dataset-fashion-mnist)";
@@ -23,7 +22,7 @@ TEST(EndToEnd, LeNetTrainsOnASliceOfFashionMnistAndRecordsTheRun) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   for (const char* part : {"epoch 1/1", "train loss", "test loss", "samples/s",
                            "per-class test accuracy", "total training time", "completed"})
-    EXPECT_TRUE(contains(o.out, part)) << part << " missing from\n" << o.out;
+    EXPECT_THAT(o.out, HasSubstr(part)) << part << " missing from\n" << o.out;
 
   auto runs = results::read_runs(dir + "/slice.h5");
   ASSERT_EQ(runs.size(), 1u);
@@ -39,9 +38,10 @@ TEST(EndToEnd, LeNetTrainsOnASliceOfFashionMnistAndRecordsTheRun) {
   // OpenBLAS's Prescott kernels on a CPU with AVX2 mean it did not know the CPU, and runner
   // did not start again on its own ones.
   const std::string kernels = run.header.environment.at("blas_kernels");
-  if (measure::this_cpu().avx2_fma && !std::getenv("OPENBLAS_CORETYPE"))
+  if (measure::this_cpu().avx2_fma && !std::getenv("OPENBLAS_CORETYPE")) {
     EXPECT_NE(kernels, "Prescott") << "OpenBLAS's SSE3 kernels on a CPU with AVX2";
-  EXPECT_TRUE(contains(run.header.config_toml, "name = \"lenet5\"")) << run.header.config_toml;
+  }
+  EXPECT_THAT(run.header.config_toml, HasSubstr("name = \"lenet5\"")) << run.header.config_toml;
 
   Output again = run_runner("-q " + dir + "/slice.toml");
   EXPECT_EQ(again.exit_code, 0) << again.err;
@@ -62,7 +62,7 @@ TEST(EndToEnd, H5dumpReadsTheResultsFile) {
             0);
   std::string command = "h5dump -A " + dir + "/r.h5 >" + dir + "/dump.txt 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << read_file(dir + "/dump.txt");
-  EXPECT_TRUE(contains(read_file(dir + "/dump.txt"), "runner-results"));
+  EXPECT_THAT(read_file(dir + "/dump.txt"), HasSubstr("runner-results"));
 }
 
 }  // namespace

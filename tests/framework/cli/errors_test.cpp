@@ -1,20 +1,19 @@
 // Tests of the binary's errors: each class of failure exits with its own code and names its cause.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // One error line, at most one hint line: never a stack trace.
 void expect_short_error(const Output& o) {
-  EXPECT_TRUE(contains(o.err, "runner: error: ")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("runner: error: ")) << o.err;
   EXPECT_LE(std::count(o.err.begin(), o.err.end(), '\n'), 2) << o.err;
 }
 
@@ -24,8 +23,8 @@ TEST(CliErrors, AnUnknownKeyIsExitTwoWithItsPlace) {
   Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 2);
   expect_short_error(o);
-  EXPECT_TRUE(contains(o.err, dir + "/exp.toml:11:1")) << o.err;
-  EXPECT_TRUE(contains(o.err, "did you mean 'batch_size'")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(dir + "/exp.toml:11:1")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("did you mean 'batch_size'")) << o.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5")) << "nothing ran";
 }
 
@@ -33,24 +32,24 @@ TEST(CliErrors, BadCommandLinesAreExitTwo) {
   Output missing = run_runner("/no/such/experiment.toml");
   EXPECT_EQ(missing.exit_code, 2);
   expect_short_error(missing);
-  EXPECT_TRUE(contains(missing.err, "/no/such/experiment.toml")) << missing.err;
-  EXPECT_TRUE(contains(missing.err, "does not exist")) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("/no/such/experiment.toml")) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("does not exist")) << missing.err;
   Output flag = run_runner("--no-such-flag x.toml");
   EXPECT_EQ(flag.exit_code, 2);
-  EXPECT_TRUE(contains(flag.err, "--no-such-flag")) << flag.err;
+  EXPECT_THAT(flag.err, HasSubstr("--no-such-flag")) << flag.err;
   Output nothing = run_runner("");
   EXPECT_EQ(nothing.exit_code, 2);
-  EXPECT_TRUE(contains(nothing.err, "Usage")) << "the help, to say what is missing\n"
-                                              << nothing.err;
+  EXPECT_THAT(nothing.err, HasSubstr("Usage")) << "the help, to say what is missing\n"
+                                               << nothing.err;
   Output o = run_runner("--plugin-path /no/such/folder plugins");
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_TRUE(contains(o.err, "/no/such/folder")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("/no/such/folder")) << o.err;
   std::string dir = scratch_dir("bad_set");
   write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
   Output set = run_runner("--plugin-path " + fixture_plugins() + " --set train.epochs=many " + dir +
                           "/exp.toml");
   EXPECT_EQ(set.exit_code, 2);
-  EXPECT_TRUE(contains(set.err, "train.epochs")) << set.err;
+  EXPECT_THAT(set.err, HasSubstr("train.epochs")) << set.err;
 }
 
 TEST(CliErrors, AFileThatIsNotAPluginIsExitThree) {
@@ -59,13 +58,13 @@ TEST(CliErrors, AFileThatIsNotAPluginIsExitThree) {
   Output o = run_runner("--plugin-path " + dir + " plugins");
   EXPECT_EQ(o.exit_code, 3);
   expect_short_error(o);
-  EXPECT_TRUE(contains(o.err, dir + "/broken.so")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(dir + "/broken.so")) << o.err;
 }
 
 TEST(CliErrors, AVersionMismatchIsExitThree) {
   Output o = run_runner("--plugin-path " RUNNER_BINARY_DIR "/tests/fixtures/wrong_torch plugins");
   EXPECT_EQ(o.exit_code, 3);
-  EXPECT_TRUE(contains(o.err, "LibTorch 0.4.1")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("LibTorch 0.4.1")) << o.err;
 }
 
 TEST(CliErrors, MissingDataIsExitFourNamingTheFiles) {
@@ -75,8 +74,8 @@ TEST(CliErrors, MissingDataIsExitFourNamingTheFiles) {
   write_file(dir + "/exp.toml", text);
   Output o = run_runner(dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 4);
-  EXPECT_TRUE(contains(o.err, "train-images-idx3-ubyte")) << o.err;
-  EXPECT_TRUE(contains(o.err, dir + "/nothing_here")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("train-images-idx3-ubyte")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(dir + "/nothing_here")) << o.err;
 }
 
 TEST(CliErrors, ANanLossIsExitFiveAndTheRunIsRecordedFailed) {
@@ -88,9 +87,9 @@ TEST(CliErrors, ANanLossIsExitFiveAndTheRunIsRecordedFailed) {
   Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 5);
   expect_short_error(o);
-  EXPECT_TRUE(contains(o.err, "loss became nan at step 3")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("loss became nan at step 3")) << o.err;
   Output report = run_runner("report " + dir + "/r.h5");
-  EXPECT_TRUE(contains(report.out, "failed")) << report.out;
+  EXPECT_THAT(report.out, HasSubstr("failed")) << report.out;
 }
 
 TEST(CliErrors, ASweepWithAFailedRunIsExitSix) {
@@ -99,8 +98,8 @@ TEST(CliErrors, ASweepWithAFailedRunIsExitSix) {
              blobs_experiment(dir + "/r.h5", "[sweep]\n\"model.poison_at_step\" = [0, 2]\n"));
   Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 6) << o.err;
-  EXPECT_TRUE(contains(o.out, "completed")) << o.out;
-  EXPECT_TRUE(contains(o.out, "failed")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("completed")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("failed")) << o.out;
 }
 
 // blobs with dim 4 and 5 classes: its factory refuses them with a config error.
@@ -114,14 +113,14 @@ TEST(CliErrors, ADryRunExitsAsTheRealRunWouldWhenAComponentCannotBeBuilt) {
   Output dry = run_runner(plugins + "--dry-run" + kUnbuildableBlobs + dir + "/exp.toml");
   EXPECT_EQ(dry.exit_code, 2) << dry.out << dry.err;
   expect_short_error(dry);
-  EXPECT_TRUE(contains(dry.err, "dataset.dim must be >= dataset.classes")) << dry.err;
-  EXPECT_TRUE(contains(dry.out, "# estimate: unavailable")) << dry.out;
+  EXPECT_THAT(dry.err, HasSubstr("dataset.dim must be >= dataset.classes")) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("# estimate: unavailable")) << dry.out;
   EXPECT_EQ(run_runner(plugins + kUnbuildableBlobs + dir + "/exp.toml").exit_code, 2);
   // A model factory that throws a plain exception: a plugin error, in both.
   Output exploding =
       run_runner(plugins + "--dry-run --set model.name=exploding " + dir + "/exp.toml");
   EXPECT_EQ(exploding.exit_code, 3) << exploding.err;
-  EXPECT_TRUE(contains(exploding.err, "boom in the factory")) << exploding.err;
+  EXPECT_THAT(exploding.err, HasSubstr("boom in the factory")) << exploding.err;
   EXPECT_EQ(run_runner(plugins + "--set model.name=exploding " + dir + "/exp.toml").exit_code, 3);
 }
 
@@ -131,7 +130,7 @@ TEST(CliErrors, ASweepWhoseRunsFailOnTheirConfigIsExitTwo) {
              blobs_experiment(dir + "/r.h5", "[sweep]\n\"dataset.classes\" = [5, 6]\n"));
   Output o = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_EQ(o.exit_code, 2) << o.err;
-  EXPECT_TRUE(contains(o.err, "dataset.dim must be >= dataset.classes")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("dataset.dim must be >= dataset.classes")) << o.err;
   Output dry = run_runner("--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml");
   EXPECT_EQ(dry.exit_code, 2) << dry.err;
 }
@@ -142,7 +141,7 @@ TEST(CliErrors, APluginPathThatIsAFileIsNotAFolder) {
   Output o = run_runner("--plugin-path " + dir + "/plugin.so plugins");
   EXPECT_EQ(o.exit_code, 2);
   expect_short_error(o);
-  EXPECT_TRUE(contains(o.err, dir + "/plugin.so is not a folder")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(dir + "/plugin.so is not a folder")) << o.err;
 }
 
 // Refused by the run plan before any run starts: nothing is trained, no results file appears.
@@ -158,14 +157,14 @@ Output refused_before_training(const std::string& name, const std::string& train
 
 TEST(CliErrors, CheckpointingAModelWithoutLayersIsRefusedBeforeAnyRunStarts) {
   Output o = refused_before_training("no_layers", "activation_checkpointing = \"layers\"\n");
-  EXPECT_TRUE(contains(o.err, "train.activation_checkpointing")) << o.err;
-  EXPECT_TRUE(contains(o.err, "model 'linear_probe' lists no layers")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("train.activation_checkpointing")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("model 'linear_probe' lists no layers")) << o.err;
 }
 
 TEST(CliErrors, APlanOverTheMemoryBudgetIsRefusedBeforeAnyRunStarts) {
   // The probe's 20 parameters and a test batch of 1000 hold a few kB: over a budget of 1 byte.
   Output o = refused_before_training("budget", "memory_budget = 1e-9\n");
-  EXPECT_TRUE(contains(o.err, "over train.memory_budget")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("over train.memory_budget")) << o.err;
 }
 
 }  // namespace

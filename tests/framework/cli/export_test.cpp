@@ -3,6 +3,7 @@
 // checkpoint; a run without checkpoints or a name of no run is refused in one line.
 #include "checkpoint/export.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -44,7 +47,7 @@ TEST(Export, TorchLoadAndSafetensorsGetTheTrainedWeights) {
   const Output out = run_runner("export " + dir + "/r.h5 " + run.header.run_id);
   ASSERT_EQ(out.exit_code, 0) << out.err;
   const std::string stem = dir + "/r-" + run.group;
-  EXPECT_NE(out.out.find(stem + ".pt"), std::string::npos) << out.out;
+  EXPECT_THAT(out.out, HasSubstr(stem + ".pt")) << out.out;
 
   // The fixture model's names: its layers "mlp" (up, down) and "head" (linear).
   const auto [code, listed] =
@@ -71,13 +74,12 @@ TEST(Export, ARunWithoutCheckpointsOrANameOfNoRunIsRefused) {
   const results::RunRecord run = trained_run(dir, "");
   Output out = run_runner("export " + dir + "/r.h5 " + run.group);
   EXPECT_EQ(out.exit_code, 4);
-  EXPECT_NE(out.err.find("run " + run.group + " of " + dir + "/r.h5 saved no checkpoints"),
-            std::string::npos)
+  EXPECT_THAT(out.err, HasSubstr("run " + run.group + " of " + dir + "/r.h5 saved no checkpoints"))
       << out.err;
   out = run_runner("export " + dir + "/r.h5 nosuchrun");
   EXPECT_EQ(out.exit_code, 4);
-  EXPECT_NE(out.err.find(dir + "/r.h5 has no run named 'nosuchrun'"), std::string::npos) << out.err;
-  EXPECT_NE(out.err.find(run.group), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr(dir + "/r.h5 has no run named 'nosuchrun'")) << out.err;
+  EXPECT_THAT(out.err, HasSubstr(run.group)) << out.err;
 }
 
 TEST(Export, AnOutFolderThatIsMissingSaysWhatTheSystemSaid) {
@@ -86,8 +88,8 @@ TEST(Export, AnOutFolderThatIsMissingSaysWhatTheSystemSaid) {
   const Output out =
       run_runner("export " + dir + "/r.h5 " + run.group + " --out " + dir + "/absent/weights");
   EXPECT_EQ(out.exit_code, 4) << out.err;
-  EXPECT_NE(out.err.find("cannot write " + dir + "/absent/weights.pt: No such file or directory"),
-            std::string::npos)
+  EXPECT_THAT(out.err,
+              HasSubstr("cannot write " + dir + "/absent/weights.pt: No such file or directory"))
       << out.err;
 }
 

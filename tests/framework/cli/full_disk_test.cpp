@@ -1,6 +1,7 @@
 // Results on a full disk: the disk fills up in the middle of a run (a preloaded library fails
 // the writes past a size with ENOSPC). The run ends with a one-line error and exit 4, and the
 // epochs flushed before the disk filled stay readable.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,9 @@
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::testing {
 namespace {
@@ -35,13 +39,13 @@ TEST(FullDisk, TheRunEndsWithExitFourAndTheFlushedEpochsStayReadable) {
   const Output o =
       run_runner(epochs + " " + dir + "/full.toml", full_disk_environment(full, whole));
   EXPECT_EQ(o.exit_code, 4) << o.err;
-  EXPECT_NE(o.err.find("no space left on " + full), std::string::npos) << o.err;
-  EXPECT_EQ(o.err.find("slist"), std::string::npos) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("no space left on " + full)) << o.err;
+  EXPECT_THAT(o.err, Not(HasSubstr("slist"))) << o.err;
 
   const auto runs = results::read_runs(full);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, results::Status::failed);
-  EXPECT_NE(runs[0].error.find("no space left on " + full), std::string::npos) << runs[0].error;
+  EXPECT_THAT(runs[0].error, HasSubstr("no space left on " + full)) << runs[0].error;
   EXPECT_TRUE(runs[0].damage.empty()) << runs[0].damage;
   EXPECT_GE(runs[0].epochs.size(), 1u);
   EXPECT_LT(runs[0].epochs.size(), 200u);
@@ -67,7 +71,7 @@ TEST(FullDisk, ACheckpointThatCannotBeSavedEndsTheRunAndTheOneBeforeStays) {
   const Output o =
       run_runner(plugins + dir + "/exp.toml", full_disk_environment(shard + ".tmp", 64));
   EXPECT_EQ(o.exit_code, 4) << o.err;
-  EXPECT_NE(o.err.find("no space left on " + shard), std::string::npos) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("no space left on " + shard)) << o.err;
   EXPECT_EQ(checkpoint::complete_checkpoints(folder),
             std::vector<std::string>{checkpoint::checkpoint_folder(folder, 5)});
 

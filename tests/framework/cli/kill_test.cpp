@@ -1,4 +1,5 @@
 // Tests of stopping the binary: SIGKILL keeps finished epochs, Ctrl-C and SIGTERM stop it cleanly.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -58,7 +61,7 @@ TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, results::Status::running) << "killed, never finished";
   EXPECT_TRUE(runs[0].abandoned) << "no process writes the file any more";
-  EXPECT_NE(run_runner("report " + dir + "/r.h5").out.find("killed?"), std::string::npos);
+  EXPECT_THAT(run_runner("report " + dir + "/r.h5").out, HasSubstr("killed?"));
   ASSERT_GE(runs[0].epochs.size(), 3u);
   EXPECT_EQ(runs[0].epochs[2].epoch, 3);
   EXPECT_GT(runs[0].epochs[2].test_accuracy, 0.0);
@@ -95,9 +98,9 @@ TEST(Kill, SigtermStopsCheckOpsTimingAndPrintsWhatItHas) {
   ASSERT_TRUE(reached) << out;
   ASSERT_TRUE(WIFEXITED(status)) << out;
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
-  EXPECT_NE(out.find("timing (median; op / reference):"), std::string::npos) << out;
-  EXPECT_NE(out.find("check-op interrupted by signal 15: the last timing is the median of "),
-            std::string::npos)
+  EXPECT_THAT(out, HasSubstr("timing (median; op / reference):")) << out;
+  EXPECT_THAT(out,
+              HasSubstr("check-op interrupted by signal 15: the last timing is the median of "))
       << out;
 }
 

@@ -1,5 +1,6 @@
 // `runner plan` as a user runs it: the ranked table, trials recorded in the results file, the
 // best layout written as a file that runs, and bad input refused with the fix.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -8,6 +9,9 @@
 
 #include "results/read_runs.hpp"
 #include "run_binary.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::testing {
 namespace {
@@ -44,11 +48,11 @@ TEST(Plan, PrintsTheRankedLayoutsAndWritesABestThatRuns) {
   const PlanFiles f = plan_files("plan_one_device");
   const Output plan = run_runner("plan " + f.experiment + " --devices 1 --write " + f.best);
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("rates: GEMM fp32"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("48 layouts"), std::string::npos) << plan.out;  // see layouts_test
-  EXPECT_NE(plan.out.find("loses to #1 by"), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("rates: GEMM fp32")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("48 layouts")) << plan.out;  // see layouts_test
+  EXPECT_THAT(plan.out, HasSubstr("loses to #1 by")) << plan.out;
   const std::string best = read_file(f.best);
-  EXPECT_NE(best.find("not measured"), std::string::npos) << best;
+  EXPECT_THAT(best, HasSubstr("not measured")) << best;
   const Output run = run_runner(f.best + " --quiet");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(results::read_runs(f.results).size(), 1u);
@@ -59,15 +63,15 @@ TEST(Plan, TrialsRunTheBestPredictedAndRecordThem) {
   const Output plan = run_runner("plan " + f.experiment +
                                  " --devices 2 --trials 2 --trial-steps 2 --write " + f.best);
   ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
-  EXPECT_NE(plan.out.find("best measured: "), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("predicted   measured"), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("best measured: ")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("predicted   measured")) << plan.out;
   const auto runs = results::read_runs(f.results);
   ASSERT_EQ(runs.size(), 2u);
   for (const auto& run : runs) {
     EXPECT_EQ(run.status, results::Status::completed) << run.error;
     EXPECT_EQ(run.steps.size(), 2u);
   }
-  EXPECT_NE(read_file(f.best).find("measured "), std::string::npos);
+  EXPECT_THAT(read_file(f.best), HasSubstr("measured "));
   EXPECT_EQ(run_runner("--dry-run " + f.best).exit_code, 0);
 }
 
@@ -77,16 +81,16 @@ TEST(Plan, ABudgetOfRunsTriesTheBestPredictedOneAtATime) {
   const Output plan = run_runner("plan " + f.experiment + " --devices 2 --budget-runs 2" +
                                  " --trial-steps 2 --write " + f.best);
   ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
-  EXPECT_NE(plan.out.find("trial 1 of at most 2: "), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("trial 2 of at most 2: "), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("best measured: "), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("trial 1 of at most 2: ")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("trial 2 of at most 2: ")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("best measured: ")) << plan.out;
   const auto runs = results::read_runs(f.results);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_NE(runs[0].header.run_id, runs[1].header.run_id);
   for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
   for (const char* trial : {"/results.plan-trial-1.toml", "/results.plan-trial-2.toml"})
     EXPECT_EQ(run_runner("--dry-run " + f.dir + trial).exit_code, 0) << trial;
-  EXPECT_NE(read_file(f.best).find("measured "), std::string::npos);
+  EXPECT_THAT(read_file(f.best), HasSubstr("measured "));
 }
 
 TEST(Plan, ABudgetAndTrialsTogetherAreRefused) {
@@ -94,7 +98,7 @@ TEST(Plan, ABudgetAndTrialsTogetherAreRefused) {
   const Output plan =
       run_runner("plan " + f.experiment + " --devices 1 --trials 2 --budget-runs 2");
   EXPECT_EQ(plan.exit_code, 2) << plan.out;
-  EXPECT_NE(plan.err.find("--budget-runs"), std::string::npos) << plan.err;
+  EXPECT_THAT(plan.err, HasSubstr("--budget-runs")) << plan.err;
   EXPECT_FALSE(std::filesystem::exists(f.results));
 }
 
@@ -102,7 +106,7 @@ TEST(Plan, AFileWithASweepIsRefused) {
   const PlanFiles f = plan_files("plan_sweep", "[sweep]\n\"optimizer.lr\" = [1e-3, 2e-3]\n");
   const Output plan = run_runner("plan " + f.experiment + " --devices 1");
   EXPECT_EQ(plan.exit_code, 2);
-  EXPECT_NE(plan.err.find("makes 2 runs; a plan lays out one run"), std::string::npos) << plan.err;
+  EXPECT_THAT(plan.err, HasSubstr("makes 2 runs; a plan lays out one run")) << plan.err;
 }
 
 TEST(Plan, NothingFittingNamesTheSmallestPlan) {
@@ -110,10 +114,9 @@ TEST(Plan, NothingFittingNamesTheSmallestPlan) {
   const Output plan =
       run_runner("plan " + f.experiment + " --devices 2 --device-memory 0.0001" + kGivenRates);
   EXPECT_EQ(plan.exit_code, 2);
-  EXPECT_NE(plan.err.find("no layout fits 2 CPU devices: the smallest plan, "), std::string::npos)
-      << plan.err;
-  EXPECT_NE(plan.err.find("over the 0.00 GiB each has"), std::string::npos) << plan.err;
-  EXPECT_NE(plan.err.find("hint: "), std::string::npos) << plan.err;
+  EXPECT_THAT(plan.err, HasSubstr("no layout fits 2 CPU devices: the smallest plan, ")) << plan.err;
+  EXPECT_THAT(plan.err, HasSubstr("over the 0.00 GiB each has")) << plan.err;
+  EXPECT_THAT(plan.err, HasSubstr("hint: ")) << plan.err;
 }
 
 TEST(Plan, TrialsOnMoreRanksThanCoresAreRefused) {
@@ -123,27 +126,26 @@ TEST(Plan, TrialsOnMoreRanksThanCoresAreRefused) {
   const Output plan = run_runner("plan " + f.experiment + " --devices " + devices +
                                  " --trials 1 --set train.batch_size=" + devices);
   EXPECT_EQ(plan.exit_code, 2) << plan.out;
-  EXPECT_NE(plan.err.find("--trials 1: the layouts take " + devices + " CPU ranks"),
-            std::string::npos)
+  EXPECT_THAT(plan.err, HasSubstr("--trials 1: the layouts take " + devices + " CPU ranks"))
       << plan.err;
   const Output budget = run_runner("plan " + f.experiment + " --devices " + devices +
                                    " --budget-runs 3 --set train.batch_size=" + devices);
   EXPECT_EQ(budget.exit_code, 2) << budget.out;
-  EXPECT_NE(budget.err.find("--budget-runs 3: the layouts take"), std::string::npos) << budget.err;
+  EXPECT_THAT(budget.err, HasSubstr("--budget-runs 3: the layouts take")) << budget.err;
 }
 
 TEST(Plan, RatesGivenBadlyOrMissingForAGpuAreRefused) {
   const PlanFiles f = plan_files("plan_rates");
   const Output bad = run_runner("plan " + f.experiment + " --devices 1 --tflops bf16");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--tflops 'bf16': use PRECISION=TFLOPS"), std::string::npos) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("--tflops 'bf16': use PRECISION=TFLOPS")) << bad.err;
   if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a GPU to measure";
   const Output cuda = run_runner("plan " + f.experiment +
                                  " --devices 8 --device cuda --device-memory 80 --set "
                                  "train.batch_size=8");
   EXPECT_EQ(cuda.exit_code, 2);
-  EXPECT_NE(cuda.err.find("no GPU to measure"), std::string::npos) << cuda.err;
-  EXPECT_NE(cuda.err.find("--tflops bf16=T"), std::string::npos) << cuda.err;
+  EXPECT_THAT(cuda.err, HasSubstr("no GPU to measure")) << cuda.err;
+  EXPECT_THAT(cuda.err, HasSubstr("--tflops bf16=T")) << cuda.err;
 }
 
 TEST(Plan, AGpuPlanOnPaperTakesGivenRates) {
@@ -153,11 +155,11 @@ TEST(Plan, AGpuPlanOnPaperTakesGivenRates) {
       " --devices 8 --device cuda --device-memory 80 --tflops fp32=67 --tflops bf16=989 "
       "--tflops fp16=989 --memory-bandwidth 3350 --bandwidth 450 --set train.batch_size=8");
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("8 CUDA devices, 80.00 GiB each"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("GEMM bf16 989000.0 GFLOP/s"), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("8 CUDA devices, 80.00 GiB each")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("GEMM bf16 989000.0 GFLOP/s")) << plan.out;
   // The layouts are planned on CUDA, where fp16 is not refused as it is on the CPU.
-  EXPECT_EQ(plan.out.find("needs a CUDA device"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find(", fp16"), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, Not(HasSubstr("needs a CUDA device"))) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr(", fp16")) << plan.out;
 }
 
 }  // namespace

@@ -1,16 +1,16 @@
 // runner report: the terminal table, CSV to a file or standard output, chosen columns.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 namespace runner::testing {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // Four runs of the fixture's blobs: a float and a boolean swept.
 std::string swept_results(const std::string& dir) {
@@ -36,9 +36,9 @@ TEST(Report, PrintsSweptKeysOnceAsColumnsWithinTheTerminalWidth) {
   EXPECT_EQ(table.exit_code, 0) << table.err;
   for (const char* column :
        {"lr", "nesterov", "time", "samples/s", "step time", "test acc", "0.01", "true"})
-    EXPECT_TRUE(contains(table.out, column)) << column << " missing from\n" << table.out;
-  EXPECT_FALSE(contains(table.out, "optimizer.lr=")) << "the label repeats the sweep\n"
-                                                     << table.out;
+    EXPECT_THAT(table.out, HasSubstr(column)) << column << " missing from\n" << table.out;
+  EXPECT_THAT(table.out, Not(HasSubstr("optimizer.lr="))) << "the label repeats the sweep\n"
+                                                          << table.out;
   EXPECT_LE(widest_line(table.out), 120u) << table.out;
 }
 
@@ -85,8 +85,8 @@ TEST(Report, AnUnknownColumnIsAConfigErrorListingTheKnownOnes) {
   const std::string results = swept_results(scratch_dir("report_unknown_column"));
   const Output o = run_runner("report " + results + " --columns time_s,speed");
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_TRUE(contains(o.err, "runner: error: no column 'speed' in these results")) << o.err;
-  EXPECT_TRUE(contains(o.err, "samples_per_s")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("runner: error: no column 'speed' in these results")) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("samples_per_s")) << o.err;
 }
 
 TEST(Report, AMissingFileOrOneNotOfRunnerIsOneLineNamingIt) {
@@ -97,7 +97,7 @@ TEST(Report, AMissingFileOrOneNotOfRunnerIsOneLineNamingIt) {
   write_file(dir + "/notes.h5", "not hdf5\n");
   const Output other = run_runner("report " + dir + "/notes.h5");
   EXPECT_EQ(other.exit_code, 4);
-  EXPECT_TRUE(contains(other.err, dir + "/notes.h5: not an HDF5 file")) << other.err;
+  EXPECT_THAT(other.err, HasSubstr(dir + "/notes.h5: not an HDF5 file")) << other.err;
   EXPECT_EQ(other.out, "");
 }
 

@@ -2,6 +2,7 @@
 // SIGKILL and resumed records the same step losses and ends with the same parameters as the
 // run never killed; a checkpoint of 2 ranks goes on at 1 and 4; a damaged checkpoint is
 // passed over for an earlier one, and a foreign one is refused naming it.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,17 +16,13 @@
 #include "results/results.hpp"
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 namespace runner::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Layout {
-  std::string name;      // for the test's name
-  std::string strategy;  // the [strategy] table
-};
-
-void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
 
 // The layered fixture model on blobs with adam: 3 epochs of 16 steps, a checkpoint every
 // `every` (e.g. "every_steps = 5").
@@ -76,14 +73,13 @@ TEST_P(KilledAndResumed, FollowsTheRunNeverKilledBitForBit) {
 
   const Output resumed = run_runner(plugins() + dir + "/killed.toml --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("resuming from " + dir + "/killed.checkpoints/"), std::string::npos)
+  EXPECT_THAT(resumed.out, HasSubstr("resuming from " + dir + "/killed.checkpoints/"))
       << resumed.out;
 
   const results::RunRecord expected = the_run(dir + "/whole.h5");
   const results::RunRecord run = the_run(dir + "/killed.h5");
   EXPECT_EQ(run.status, results::Status::completed);
-  EXPECT_NE(run.resumed_from.find(run.checkpoints + "/step-"), std::string::npos)
-      << run.resumed_from;
+  EXPECT_THAT(run.resumed_from, HasSubstr(run.checkpoints + "/step-")) << run.resumed_from;
   ASSERT_EQ(run.steps.size(), expected.steps.size());
   for (size_t i = 0; i < run.steps.size(); ++i) {
     EXPECT_EQ(run.steps[i].step, expected.steps[i].step);
@@ -178,9 +174,8 @@ TEST(Resume, ASweepGoesOnWhereItWasKilled) {
 
   const Output resumed = run_runner(plugins() + dir + "/sweep.toml --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.out.find("completed earlier: kept"), std::string::npos) << resumed.out;
-  EXPECT_NE(resumed.out.find("resuming from " + runs[1].checkpoints), std::string::npos)
-      << resumed.out;
+  EXPECT_THAT(resumed.out, HasSubstr("completed earlier: kept")) << resumed.out;
+  EXPECT_THAT(resumed.out, HasSubstr("resuming from " + runs[1].checkpoints)) << resumed.out;
   runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 3u);
   // Each run's group on its "run i/3" line and in the table.
@@ -215,10 +210,9 @@ TEST(Resume, PassesOverADamagedCheckpointForAnEarlierOne) {
   }
   const Output resumed = run_runner(plugins() + dir + "/exp.toml --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("warning: checkpoint shard " + shard + " is damaged"),
-            std::string::npos)
+  EXPECT_THAT(resumed.err, HasSubstr("warning: checkpoint shard " + shard + " is damaged"))
       << resumed.err;
-  EXPECT_NE(resumed.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+  EXPECT_THAT(resumed.out, HasSubstr("resuming from " + complete[complete.size() - 2]))
       << resumed.out;
   const results::RunRecord run = the_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::completed);
@@ -241,14 +235,12 @@ TEST(Resume, ACheckpointOfAnotherFormatIsNamedAndTheOneBeforeTaken) {
 
   const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + complete.back());
   EXPECT_EQ(named.exit_code, 4) << named.err;
-  EXPECT_NE(named.err.find(manifest + " is a checkpoint of format 99"), std::string::npos)
-      << named.err;
+  EXPECT_THAT(named.err, HasSubstr(manifest + " is a checkpoint of format 99")) << named.err;
   const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
   ASSERT_EQ(latest.exit_code, 0) << latest.err;
-  EXPECT_NE(latest.err.find("warning: " + manifest + " is a checkpoint of format 99"),
-            std::string::npos)
+  EXPECT_THAT(latest.err, HasSubstr("warning: " + manifest + " is a checkpoint of format 99"))
       << latest.err;
-  EXPECT_NE(latest.out.find("resuming from " + complete[complete.size() - 2]), std::string::npos)
+  EXPECT_THAT(latest.out, HasSubstr("resuming from " + complete[complete.size() - 2]))
       << latest.out;
   EXPECT_EQ(the_run(dir + "/r.h5").status, results::Status::completed);
 }
@@ -300,8 +292,8 @@ void expect_resumed_from(const std::string& dir, const std::vector<std::string>&
   const Output latest = run_runner(plugins() + dir + "/exp.toml --resume");
   ASSERT_EQ(latest.exit_code, 0) << latest.err;
   for (const auto& warning : passed_over)
-    EXPECT_NE(latest.err.find(warning), std::string::npos) << warning << "\n" << latest.err;
-  EXPECT_NE(latest.out.find("resuming from " + from), std::string::npos) << latest.out;
+    EXPECT_THAT(latest.err, HasSubstr(warning)) << warning << "\n" << latest.err;
+  EXPECT_THAT(latest.out, HasSubstr("resuming from " + from)) << latest.out;
   const results::RunRecord run = the_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::completed);
   EXPECT_EQ(run.steps.size(), 48u);
@@ -311,7 +303,7 @@ void expect_resumed_from(const std::string& dir, const std::vector<std::string>&
 // `from` replaced by `to` in the checkpoint's manifest.
 void edit_manifest(const std::string& folder, const std::string& from, const std::string& to) {
   std::string text = read_file(folder + "/manifest.json");
-  ASSERT_NE(text.find(from), std::string::npos) << from;
+  ASSERT_THAT(text, HasSubstr(from)) << from;
   text.replace(text.find(from), from.size(), to);
   write_file(folder + "/manifest.json", text);
 }
@@ -325,10 +317,9 @@ TEST(Resume, AShardTensorOfAnotherShapeIsNamedAndTheOneBeforeTaken) {
   transpose_a_model_tensor(complete.back());
   const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + complete.back());
   EXPECT_EQ(named.exit_code, 4) << named.err;
-  EXPECT_NE(named.err.find(complete.back() + "/rank-0.safetensors: tensor \"model/"),
-            std::string::npos)
+  EXPECT_THAT(named.err, HasSubstr(complete.back() + "/rank-0.safetensors: tensor \"model/"))
       << named.err;
-  EXPECT_NE(named.err.find("lies outside its whole tensor"), std::string::npos) << named.err;
+  EXPECT_THAT(named.err, HasSubstr("lies outside its whole tensor")) << named.err;
   expect_resumed_from(dir, {"warning: " + complete.back() + "/rank-0.safetensors"},
                       complete[complete.size() - 2]);
 }
@@ -364,8 +355,7 @@ TEST(Resume, AManifestNoRunCouldHaveWrittenIsNamedAndTheOneBeforeTaken) {
   edit_manifest(second, step, "\"global_step\": 4611686018427387904");
   const Output named = run_runner(plugins() + dir + "/exp.toml --resume " + newest);
   EXPECT_EQ(named.exit_code, 4) << named.err;
-  EXPECT_NE(named.err.find(newest + "/manifest.json: progress.epoch = -5 is impossible"),
-            std::string::npos)
+  EXPECT_THAT(named.err, HasSubstr(newest + "/manifest.json: progress.epoch = -5 is impossible"))
       << named.err;
   expect_resumed_from(
       dir, {"progress.epoch = -5 is impossible", "do not make global step 4611686018427387904"},
@@ -390,8 +380,8 @@ TEST(Resume, ACheckpointOfAnotherModelShapeIsRefusedNamingIt) {
   write_file(dir + "/wider.toml", wider);
   const Output out = run_runner(plugins() + dir + "/wider.toml --resume " + checkpoint);
   EXPECT_EQ(out.exit_code, 4) << out.err;
-  EXPECT_NE(out.err.find("checkpoint " + checkpoint + ": \"model/"), std::string::npos) << out.err;
-  EXPECT_NE(out.err.find("in this run"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("checkpoint " + checkpoint + ": \"model/")) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("in this run")) << out.err;
   EXPECT_NO_THROW(checkpoint::verify(checkpoint));
 }
 
@@ -403,8 +393,7 @@ TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedNamingIt) {
   write_file(dir + "/other.toml", other);
   const Output out = run_runner(plugins() + dir + "/other.toml --resume " + checkpoint);
   EXPECT_EQ(out.exit_code, 4) << out.err;
-  EXPECT_NE(out.err.find("checkpoint " + checkpoint + " is of experiment 'blobs'"),
-            std::string::npos)
+  EXPECT_THAT(out.err, HasSubstr("checkpoint " + checkpoint + " is of experiment 'blobs'"))
       << out.err;
 }
 
@@ -419,10 +408,10 @@ TEST(Resume, ACheckpointOfAnotherExperimentIsRefusedWhenTheRunCompletedToo) {
   ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/other.toml").exit_code, 0);
   const Output out = run_runner(plugins() + dir + "/other.toml --resume " + checkpoint);
   EXPECT_EQ(out.exit_code, 4) << out.err;
-  EXPECT_NE(out.err.find("checkpoint " + checkpoint + " is of experiment 'blobs', not of 'other'"),
-            std::string::npos)
+  EXPECT_THAT(out.err,
+              HasSubstr("checkpoint " + checkpoint + " is of experiment 'blobs', not of 'other'"))
       << out.err;
-  EXPECT_EQ(out.out.find("completed earlier"), std::string::npos) << out.out;
+  EXPECT_THAT(out.out, Not(HasSubstr("completed earlier"))) << out.out;
   EXPECT_EQ(the_run(dir + "/other.h5").status, results::Status::completed);
 }
 
@@ -433,8 +422,8 @@ TEST(Resume, TheCheckpointOfACompletedRunIsRefusedWithTheReason) {
   const std::string checkpoint = a_completed_runs_checkpoint(dir);
   const Output out = run_runner(plugins() + dir + "/exp.toml --resume " + checkpoint);
   EXPECT_EQ(out.exit_code, 2) << out.err;
-  EXPECT_NE(out.err.find("--resume " + checkpoint + ": run "), std::string::npos) << out.err;
-  EXPECT_NE(out.err.find("completed earlier"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("--resume " + checkpoint + ": run ")) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("completed earlier")) << out.err;
   EXPECT_EQ(results::read_runs(dir + "/r.h5").size(), 1u);
   EXPECT_NO_THROW(checkpoint::verify(checkpoint));
 }
@@ -446,8 +435,7 @@ TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
   write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"fixture_plain\""));
   const Output out = run_runner(plugins() + dir + "/exp.toml");
   EXPECT_EQ(out.exit_code, 2) << out.err;
-  EXPECT_NE(out.err.find("strategy 'fixture_plain' cannot save or load checkpoints"),
-            std::string::npos)
+  EXPECT_THAT(out.err, HasSubstr("strategy 'fixture_plain' cannot save or load checkpoints"))
       << out.err;
 }
 

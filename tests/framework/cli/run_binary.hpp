@@ -1,6 +1,7 @@
 // Runs the runner binary as a user would and captures what it printed.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,13 @@ std::string torchrun_environment(int rank, int world, int port);
 // to dir/out<r>. Returns each rank's exit code.
 std::vector<int> run_as_torchrun(int world, const std::string& args, const std::string& dir,
                                  const std::string& extra_environment = "");
+
+// A parallel layout a test runs the binary under, named for the test's name.
+struct Layout {
+  std::string name;
+  std::string strategy;  // the [strategy] table's keys
+};
+
+inline void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
 
 }  // namespace runner::testing

@@ -1,5 +1,6 @@
 // A rank of a sharded or split run killed mid-step: every rank ends within the timeout, and
 // the run is recorded failed naming the rank, as with ddp.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,15 +12,10 @@
 #include "results/results.hpp"
 #include "run_binary.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::testing {
 namespace {
-
-struct Layout {
-  std::string name;      // for the test's name
-  std::string strategy;  // the [strategy] table's keys besides world_size and timeout_s
-};
-
-void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
 
 class KilledRank : public ::testing::TestWithParam<Layout> {};
 
@@ -40,7 +36,7 @@ TEST_P(KilledRank, EndsTheRunNamingIt) {
   const Output out = run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(out.exit_code, 5) << out.err;
-  EXPECT_NE(out.err.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("rank 1 was killed by signal 9 (SIGKILL)")) << out.err;
   const auto runs = results::read_runs(dir + "/r.h5");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, results::Status::failed);

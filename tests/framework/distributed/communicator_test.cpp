@@ -1,4 +1,5 @@
 // Tests of the communicators: all-reduce, broadcast, and missing, failed or vanished ranks named.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -9,6 +10,8 @@
 #include "distributed/connect.hpp"
 #include "distributed/nccl_group.hpp"
 #include "distributed/peer_failure.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -65,8 +68,7 @@ TEST(Communicator, ARendezvousWithAMissingRankTimesOutNamingIt) {
     distributed::connect_ranks(spec);
     FAIL() << "connected without rank 1";
   } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("rank 1 of 2 never joined"), std::string::npos)
-        << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("rank 1 of 2 never joined")) << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
 }
@@ -98,14 +100,13 @@ std::string error_of_rank0_when_rank1_leaves(bool rank1_reports) {
 
 TEST(Communicator, ACollectiveWithARankThatFailedNamesItAndItsError) {
   const std::string message = error_of_rank0_when_rank1_leaves(true);
-  EXPECT_NE(message.find("all_reduce failed: rank 1 failed: data file truncated"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("all_reduce failed: rank 1 failed: data file truncated"))
       << message;
 }
 
 TEST(Communicator, ACollectiveWithARankThatVanishedNamesIt) {
   const std::string message = error_of_rank0_when_rank1_leaves(false);
-  EXPECT_NE(message.find("rank 1 stopped"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("rank 1 stopped")) << message;
 }
 
 TEST(Communicator, BackendsSayWhyTheyCannotRunHere) {
@@ -113,7 +114,7 @@ TEST(Communicator, BackendsSayWhyTheyCannotRunHere) {
   if (distributed::nccl_built() && torch::cuda::device_count() >= 1) GTEST_SKIP() << "has NCCL";
   auto why = distributed::backend_unavailable("nccl", 2);
   ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("backend nccl needs"), std::string::npos) << *why;
+  EXPECT_THAT(*why, HasSubstr("backend nccl needs")) << *why;
 }
 
 }  // namespace

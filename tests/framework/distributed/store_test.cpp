@@ -1,4 +1,5 @@
 // Tests of the store: free ports, loopback or not, a port in use, timeouts, run scopes apart.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -6,6 +7,8 @@
 
 #include "distributed/store.hpp"
 #include "runner/errors.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::distributed {
 namespace {
@@ -70,13 +73,12 @@ TEST(Store, AStoreForOtherMachinesIsNeverOnLoopback) {
   const std::string message = message_of([&] {
     serve_store({"127.0.0.1", 0}, milliseconds(5000), port, false);
   });
-  EXPECT_NE(message.find("no address of this machine that the other machines can reach"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("no address of this machine that the other machines can reach"))
       << message;
-  EXPECT_NE(message_of([&] {
-              serve_store({"no-such-host.invalid", 0}, milliseconds(5000), port, false);
-            }).find("does not resolve"),
-            std::string::npos);
+  EXPECT_THAT(message_of([&] {
+                serve_store({"no-such-host.invalid", 0}, milliseconds(5000), port, false);
+              }),
+              HasSubstr("does not resolve"));
 }
 
 TEST(Store, APortInUseIsNamed) {
@@ -86,8 +88,7 @@ TEST(Store, APortInUseIsNamed) {
   const std::string message = message_of([&] {
     serve_store({"127.0.0.1", port}, milliseconds(2000), again, true);
   });
-  EXPECT_NE(message.find("port " + std::to_string(port) + " is in use"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("port " + std::to_string(port) + " is in use")) << message;
 }
 
 TEST(Store, NoServerFailsWithinTheTimeoutNamingTheAddress) {
@@ -98,8 +99,8 @@ TEST(Store, NoServerFailsWithinTheTimeoutNamingTheAddress) {
     connect_store({"127.0.0.1", port}, milliseconds(1500));
   });
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
-  EXPECT_NE(message.find("cannot reach the rendezvous store at 127.0.0.1:" + std::to_string(port)),
-            std::string::npos)
+  EXPECT_THAT(message,
+              HasSubstr("cannot reach the rendezvous store at 127.0.0.1:" + std::to_string(port)))
       << message;
 }
 

@@ -66,8 +66,11 @@ TEST(Layouts, CudaAddsCpuOffloadFp16AndDp) {
 
 TEST(Layouts, ABatchThatDoesNotDivideLeavesOneMicroBatchForTheChecksToRefuse) {
   const auto layouts = enumerate_layouts({3, false}, 4);
-  for (const auto& l : layouts)
-    if (l.strategy == "ddp") EXPECT_EQ(l.micro_batches, 1);
+  for (const auto& l : layouts) {
+    if (l.strategy == "ddp") {
+      EXPECT_EQ(l.micro_batches, 1);
+    }
+  }
 }
 
 TEST(Layouts, OverridesSelectTheStrategyKeysAndTechniques) {

@@ -2,6 +2,7 @@
 // the fitting layouts ranked by predicted step time, and the error when nothing fits.
 #include "layout/search.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
@@ -9,13 +10,17 @@
 #include <algorithm>
 
 #include "layout/search_table.hpp"
+#include "runner_testing/byte_units.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::layout {
 namespace {
 
 using testing::fixture_registry;
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+using runner::testing::kGiB;
 
 // The file's [strategy] is zero's, with a key ddp, tensor and pipeline do not have.
 std::string tiny_gpt2(int64_t batch_size) {
@@ -125,13 +130,13 @@ TEST(Search, AModelWithoutAnEstimateIsBuiltToBeSizedAndTheTableSaysSo) {
   ASSERT_FALSE(search.fitting.empty());
   EXPECT_FALSE(search.fitting.front().estimate.from_options);
   EXPECT_GT(search.fitting.front().estimate.model.parameters, 0);
-  EXPECT_NE(search_text(search, 3).find("model 'linear_probe' has no estimate of its own: built "
-                                        "once per precision and measured"),
-            std::string::npos)
+  EXPECT_THAT(search_text(search, 3),
+              HasSubstr("model 'linear_probe' has no estimate of its own: built "
+                        "once per precision and measured"))
       << search_text(search, 3);
   // gpt2 sizes itself from its options.
   const Search gpt2 = search_layouts(request(2, 4, 64 * kGiB), registry, flat_rates());
-  EXPECT_EQ(search_text(gpt2, 3).find("no estimate of its own"), std::string::npos);
+  EXPECT_THAT(search_text(gpt2, 3), Not(HasSubstr("no estimate of its own")));
 }
 
 TEST(Search, ABatchThatDoesNotDivideAmongTheRanksRefusesEveryLayoutOfThem) {
@@ -161,10 +166,9 @@ TEST(Search, NothingFittingNamesTheSmallestPlanAndByHowMuch) {
   ASSERT_TRUE(search.fitting.empty());
   const ConfigError e = nothing_fits(search, r);
   const std::string text = e.what();
-  EXPECT_NE(text.find("no layout fits 2 CPU devices"), std::string::npos) << text;
-  EXPECT_NE(text.find(search.over_memory.front().layout.label()), std::string::npos) << text;
-  EXPECT_NE(text.find(measure::gibibytes(search.over_memory.front().estimate.peak_bytes())),
-            std::string::npos)
+  EXPECT_THAT(text, HasSubstr("no layout fits 2 CPU devices")) << text;
+  EXPECT_THAT(text, HasSubstr(search.over_memory.front().layout.label())) << text;
+  EXPECT_THAT(text, HasSubstr(measure::gibibytes(search.over_memory.front().estimate.peak_bytes())))
       << text;
   EXPECT_FALSE(e.hint().empty());
 }

@@ -30,7 +30,7 @@ ModelEstimate two_layers() {
   return model;
 }
 
-Rates flat_rates() {
+Rates uniform_rates() {
   Rates r;
   r.gemm[Precision::fp32] = {{1.0, 1e11}};
   r.memory_bytes_per_s = 1e10;
@@ -52,7 +52,8 @@ Layout layout_of(const std::string& strategy, int data_parallel, int64_t micro_b
   return l;
 }
 
-StepCost cost_of(const Layout& layout, Devices devices = {2, false}, Rates rates = flat_rates()) {
+StepCost cost_of(const Layout& layout, Devices devices = {2, false},
+                 Rates rates = uniform_rates()) {
   const ModelEstimate model = two_layers();
   return predict_step({layout, model, /*batch_size=*/8, /*states=*/2, devices}, rates);
 }
@@ -78,7 +79,7 @@ TEST(StepCost, EachMicroBatchAfterTheFirstCostsItsCalibratedPassOverTheParameter
 TEST(StepCost, Bf16CastsTheWeightsAndTheirGradientsOnceAndAgainInEachRecompute) {
   Layout l = layout_of("ddp", 2, 2);
   l.precision = Precision::bf16;
-  Rates rates = flat_rates();
+  Rates rates = uniform_rates();
   rates.gemm[Precision::bf16] = {{1.0, 1e11}};
   // One extra pass at bf16's rate, and the first pass's two casts of 6 bytes (4 read, 2
   // written) a parameter.
@@ -111,7 +112,7 @@ TEST(StepCost, ZeroTwoReduceScattersPerMicroBatchAndGathersOnce) {
 }
 
 TEST(StepCost, EachCollectiveGoesAtItsOwnRate) {
-  Rates rates = flat_rates();
+  Rates rates = uniform_rates();
   rates.all_reduce_bytes_per_s = 4e9;
   rates.all_gather_bytes_per_s = 2e9;
   rates.reduce_scatter_bytes_per_s = 5e8;
@@ -160,7 +161,7 @@ TEST(StepCost, TensorSplitsTheWorkAndAllReducesEachLayersOutputFourTimes) {
 }
 
 TEST(StepCost, CudaOverlapsDdpsReductionWithBackwardButTheCpuDoesNot) {
-  Rates slow = flat_rates();
+  Rates slow = uniform_rates();
   slow.all_reduce_bytes_per_s = 1e6;
   const double reduction = 2 * 4 * kParameters * 0.5 / 1e6;
   const double backward = 2 * (2 * kFlops * 4 / 1e11);

@@ -1,11 +1,14 @@
 // The trials' experiment file, the measured step of a trial, and the written best layout.
 #include "layout/trials.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
 
 #include <cmath>
+
+using ::testing::HasSubstr;
 
 namespace runner::layout {
 namespace {
@@ -74,13 +77,13 @@ TEST(Trials, ABestLayoutsFileResolvesToItsRun) {
   const auto candidates = three_candidates(registry);
   ASSERT_FALSE(candidates.empty());
   const std::string text = layout_file(candidates.front(), "trials.toml", 0.25);
-  EXPECT_NE(text.find(candidates.front().layout.label()), std::string::npos);
-  EXPECT_NE(text.find("measured 0.25 s"), std::string::npos);
+  EXPECT_THAT(text, HasSubstr(candidates.front().layout.label()));
+  EXPECT_THAT(text, HasSubstr("measured 0.25 s"));
   const auto runs = config::parse_experiment(text, "best.toml", {}, registry).runs;
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].id, candidates.front().run.id);
-  EXPECT_NE(layout_file(candidates.front(), "trials.toml", std::nullopt).find("not measured"),
-            std::string::npos);
+  EXPECT_THAT(layout_file(candidates.front(), "trials.toml", std::nullopt),
+              HasSubstr("not measured"));
 }
 
 results::RunRecord run_with_steps(std::vector<double> durations, results::Status status) {

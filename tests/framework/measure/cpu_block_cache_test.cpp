@@ -12,7 +12,7 @@
 namespace runner::measure {
 namespace {
 
-constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kOneMiB = size_t{1} << 20;
 
 std::vector<void*> freed;
 void note_freed(void* data) { freed.push_back(data); }
@@ -24,48 +24,48 @@ CpuBlock fake(size_t address, size_t bytes) {
 
 TEST(CpuBlockCache, GivesAKeptBlockBackForItsExactSizeOnly) {
   freed.clear();
-  CpuBlockCache cache(1024 * kMiB);
-  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kMiB)));
-  EXPECT_FALSE(cache.take(41 * kMiB).has_value());
-  EXPECT_FALSE(cache.take(39 * kMiB).has_value());
-  const std::optional<CpuBlock> block = cache.take(40 * kMiB);
+  CpuBlockCache cache(1024 * kOneMiB);
+  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kOneMiB)));
+  EXPECT_FALSE(cache.take(41 * kOneMiB).has_value());
+  EXPECT_FALSE(cache.take(39 * kOneMiB).has_value());
+  const std::optional<CpuBlock> block = cache.take(40 * kOneMiB);
   ASSERT_TRUE(block.has_value());
   EXPECT_EQ(block->data, reinterpret_cast<void*>(0x1000));
   EXPECT_EQ(block->free, &note_freed);
-  EXPECT_FALSE(cache.take(40 * kMiB).has_value()) << "a block is given once";
+  EXPECT_FALSE(cache.take(40 * kOneMiB).has_value()) << "a block is given once";
   EXPECT_EQ(cache.bytes_kept(), 0u);
   EXPECT_TRUE(freed.empty());
 }
 
 TEST(CpuBlockCache, LeavesSmallBlocksAndThoseOverItsCapacityToTheCaller) {
-  CpuBlockCache cache(100 * kMiB);
+  CpuBlockCache cache(100 * kOneMiB);
   EXPECT_FALSE(cache.keep(fake(0x1000, CpuBlockCache::kSmallest - 1)));
-  EXPECT_FALSE(cache.keep(fake(0x2000, 101 * kMiB)));
+  EXPECT_FALSE(cache.keep(fake(0x2000, 101 * kOneMiB)));
   EXPECT_TRUE(cache.keep(fake(0x3000, CpuBlockCache::kSmallest)));
   EXPECT_EQ(cache.bytes_kept(), CpuBlockCache::kSmallest);
 }
 
 TEST(CpuBlockCache, DropsTheBlocksKeptLongestToStayUnderItsCapacity) {
   freed.clear();
-  CpuBlockCache cache(100 * kMiB);
-  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kMiB)));
-  ASSERT_TRUE(cache.keep(fake(0x2000, 40 * kMiB)));
-  ASSERT_TRUE(cache.keep(fake(0x3000, 50 * kMiB)));  // 130 MiB: the first must go
+  CpuBlockCache cache(100 * kOneMiB);
+  ASSERT_TRUE(cache.keep(fake(0x1000, 40 * kOneMiB)));
+  ASSERT_TRUE(cache.keep(fake(0x2000, 40 * kOneMiB)));
+  ASSERT_TRUE(cache.keep(fake(0x3000, 50 * kOneMiB)));  // 130 MiB: the first must go
   EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
-  EXPECT_EQ(cache.bytes_kept(), 90 * kMiB);
-  EXPECT_EQ(cache.take(40 * kMiB)->data, reinterpret_cast<void*>(0x2000));
+  EXPECT_EQ(cache.bytes_kept(), 90 * kOneMiB);
+  EXPECT_EQ(cache.take(40 * kOneMiB)->data, reinterpret_cast<void*>(0x2000));
 }
 
 TEST(CpuBlockCache, ReleaseAllAndItsEndFreeEveryBlock) {
   freed.clear();
   {
-    CpuBlockCache cache(1024 * kMiB);
-    cache.keep(fake(0x1000, 40 * kMiB));
-    cache.keep(fake(0x2000, 60 * kMiB));
+    CpuBlockCache cache(1024 * kOneMiB);
+    cache.keep(fake(0x1000, 40 * kOneMiB));
+    cache.keep(fake(0x2000, 60 * kOneMiB));
     cache.release_all();
     EXPECT_EQ(freed.size(), 2u);
     EXPECT_EQ(cache.bytes_kept(), 0u);
-    cache.keep(fake(0x3000, 40 * kMiB));
+    cache.keep(fake(0x3000, 40 * kOneMiB));
   }
   EXPECT_EQ(freed.size(), 3u);
   EXPECT_EQ(freed.back(), reinterpret_cast<void*>(0x3000));
@@ -73,26 +73,26 @@ TEST(CpuBlockCache, ReleaseAllAndItsEndFreeEveryBlock) {
 
 TEST(CpuBlockCache, ASmallerCapacityDropsTheOldestAndZeroKeepsNothing) {
   freed.clear();
-  CpuBlockCache cache(100 * kMiB);
-  cache.keep(fake(0x1000, 40 * kMiB));
-  cache.keep(fake(0x2000, 40 * kMiB));
-  EXPECT_EQ(cache.set_capacity(50 * kMiB), 100 * kMiB);
+  CpuBlockCache cache(100 * kOneMiB);
+  cache.keep(fake(0x1000, 40 * kOneMiB));
+  cache.keep(fake(0x2000, 40 * kOneMiB));
+  EXPECT_EQ(cache.set_capacity(50 * kOneMiB), 100 * kOneMiB);
   EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
-  EXPECT_EQ(cache.bytes_kept(), 40 * kMiB);
+  EXPECT_EQ(cache.bytes_kept(), 40 * kOneMiB);
   cache.set_capacity(0);
   EXPECT_EQ(freed.size(), 2u);
-  EXPECT_FALSE(cache.keep(fake(0x3000, 40 * kMiB)));
+  EXPECT_FALSE(cache.keep(fake(0x3000, 40 * kOneMiB)));
   EXPECT_EQ(cache.bytes_kept(), 0u);
 }
 
 TEST(CpuBlockCache, DropOldestFreesTheBlockKeptLongest) {
   freed.clear();
-  CpuBlockCache cache(1024 * kMiB);
-  cache.keep(fake(0x1000, 40 * kMiB));
-  cache.keep(fake(0x2000, 60 * kMiB));
+  CpuBlockCache cache(1024 * kOneMiB);
+  cache.keep(fake(0x1000, 40 * kOneMiB));
+  cache.keep(fake(0x2000, 60 * kOneMiB));
   EXPECT_TRUE(cache.drop_oldest());
   EXPECT_EQ(freed, std::vector<void*>{reinterpret_cast<void*>(0x1000)});
-  EXPECT_EQ(cache.bytes_kept(), 60 * kMiB);
+  EXPECT_EQ(cache.bytes_kept(), 60 * kOneMiB);
   EXPECT_TRUE(cache.drop_oldest());
   EXPECT_FALSE(cache.drop_oldest()) << "none left";
   EXPECT_EQ(freed.size(), 2u);

@@ -2,12 +2,16 @@
 #include "measure/estimate.hpp"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
 
 #include "measure/cpu_memory.hpp"
 #include "measure/system.hpp"
+#include "runner_testing/byte_units.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::measure {
 namespace {
@@ -19,7 +23,7 @@ config::RunConfig run_of(const std::string& toml, const plugin_host::Registry& r
   return config::parse_experiment(toml, "estimate.toml", {}, registry).runs.at(0);
 }
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+using runner::testing::kGiB;
 
 TEST(Estimate, MeasuresABuiltModelWhenItHasNoEstimator) {
   auto registry = fixture_registry();
@@ -56,13 +60,11 @@ TEST(Estimate, UsesTheModelsEstimatorAndNeverBuildsIt) {
   EXPECT_DOUBLE_EQ(rank.optimizer_state, 2 * 4.0 * 1557611200);  // two moments
   EXPECT_DOUBLE_EQ(e.peak_bytes(), 16.0 * 1557611200);           // no activations in its estimate
   const std::string text = estimate_text(e);
-  EXPECT_NE(text.find("1,557,611,200 parameters"), std::string::npos) << text;
-  EXPECT_NE(text.find(fmt::format("peak {:.2f} GiB", 16.0 * 1557611200 / kGiB)), std::string::npos)
-      << text;
+  EXPECT_THAT(text, HasSubstr("1,557,611,200 parameters")) << text;
+  EXPECT_THAT(text, HasSubstr(fmt::format("peak {:.2f} GiB", 16.0 * 1557611200 / kGiB))) << text;
   const std::string table = plan_table(e);
-  EXPECT_NE(table.find("adamw state"), std::string::npos) << table;
-  EXPECT_NE(table.find(fmt::format("{:.2f} GiB", 8.0 * 1557611200 / kGiB)), std::string::npos)
-      << table;
+  EXPECT_THAT(table, HasSubstr("adamw state")) << table;
+  EXPECT_THAT(table, HasSubstr(fmt::format("{:.2f} GiB", 8.0 * 1557611200 / kGiB))) << table;
 }
 
 TEST(Estimate, ARunPlannedOverItsBudgetIsRefusedNamingTheKey) {
@@ -76,9 +78,8 @@ TEST(Estimate, ARunPlannedOverItsBudgetIsRefusedNamingTheKey) {
     check_plan_fits(run, estimate_run(run, registry, 1), 1);  // 16 GB of model states
     FAIL() << "14.90 GiB over a budget of 10";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.memory_budget = 10 GiB"), std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("14.90 GiB"), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("train.memory_budget = 10 GiB")) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("14.90 GiB")) << e.what();
   }
   const auto roomy = run_of(toml + "", registry);
   auto fits = estimate_run(roomy, registry, 1);
@@ -103,9 +104,8 @@ TEST(Estimate, CpuRanksPlannedOverTheMachinesMemoryAreRefusedWithTheNumbers) {
     check_plan_fits(run, huge, 2);
     FAIL() << "two ranks of 0.6 of the available memory each";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("for its 2 ranks on this machine"), std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("of memory available"), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("for its 2 ranks on this machine")) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("of memory available")) << e.what();
   }
   EXPECT_NO_THROW(check_plan_fits(run, huge, 1)) << "one rank on this machine fits";
 }
@@ -126,11 +126,9 @@ TEST(Estimate, ThePlanIsCheckedWithWhatAProcessHoldsBeyondIt) {
     check_plan_fits(run, tight, 1);
     FAIL() << "a plan within the available memory only without the process's own";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("a quarter more for freed memory kept for reuse"),
-              std::string::npos)
+    EXPECT_THAT(std::string(e.what()), HasSubstr("a quarter more for freed memory kept for reuse"))
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("a process holds before its model"), std::string::npos)
-        << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("a process holds before its model")) << e.what();
   }
   tight.plan.ranks[0].parameters = (available - 2 * base - 256e6) / 1.25;
   EXPECT_NO_THROW(check_plan_fits(run, tight, 1));

@@ -1,21 +1,25 @@
 // The GPU monitor against a library with NVML's entry points (tests/fixtures/fake_nvml), so
 // its loading, readings and failures are tested where no driver is installed.
 #include "measure/gpu_monitor.hpp"
+#include "runner_testing/byte_units.hpp"
 
 #include <dlfcn.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <thread>
 
+using ::testing::HasSubstr;
+
 namespace runner::measure {
 namespace {
 
 const std::string kFake = std::string(RUNNER_BINARY_DIR) + "/tests/fixtures/fake_nvml/fake_nvml.so";
 const std::string kBusId = "00000000:3b:00.0";
-constexpr double kGiB = 1024.0 * 1024 * 1024;
-constexpr double kMiB = 1024.0 * 1024;
+using runner::testing::kGiB;
+using runner::testing::kMiB;
 const auto kNever = std::chrono::hours(1);  // no reading from the thread: only take()'s
 
 // The fake's own counters, from the library the monitor loaded (dlopen shares the handle).
@@ -90,8 +94,7 @@ TEST_F(GpuMonitorTest, ACpuDeviceIsNotMonitoredAndSaysSo) {
 TEST_F(GpuMonitorTest, AMissingLibraryIsAReasonNotAnError) {
   std::string reason;
   EXPECT_EQ(start_gpu_monitor(true, kBusId, reason, "/nonexistent/libnvidia-ml.so.1"), nullptr);
-  EXPECT_NE(reason.find("/nonexistent/libnvidia-ml.so.1 could not be loaded: "), std::string::npos)
-      << reason;
+  EXPECT_THAT(reason, HasSubstr("/nonexistent/libnvidia-ml.so.1 could not be loaded: ")) << reason;
   EXPECT_EQ(gpu_monitor_status(true, "/nonexistent/libnvidia-ml.so.1").rfind("off: ", 0), 0u);
 }
 

@@ -2,6 +2,7 @@
 // a reference.
 #include "opcheck/check_op.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "opcheck/cases.hpp"
@@ -9,12 +10,10 @@
 #include "opcheck/report_text.hpp"
 #include "test_ops.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::opcheck {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 CheckSettings quick() {
   CheckSettings settings;
@@ -35,7 +34,7 @@ TEST(CheckOp, RightOpPassesEveryComparisonAndGradcheck) {
   }
   EXPECT_FALSE(report.gradchecks.empty());
   EXPECT_EQ(report.timings.size(), opcheck_test::NoReferenceSquare().check_shapes().size());
-  EXPECT_TRUE(contains(report_text(report), "check-op square: passed"));
+  EXPECT_THAT(report_text(report), HasSubstr("check-op square: passed"));
 }
 
 TEST(CheckOp, WrongBackwardFailsTheGradientsAndGradcheck) {
@@ -48,8 +47,8 @@ TEST(CheckOp, WrongBackwardFailsTheGradientsAndGradcheck) {
     EXPECT_FALSE(c.differences[1].within);
   }
   for (const auto& g : report.gradchecks) EXPECT_FALSE(g.result.passed) << g.label;
-  EXPECT_TRUE(contains(report_text(report), "OVER TOLERANCE"));
-  EXPECT_TRUE(contains(report_text(report), "check-op square: FAILED"));
+  EXPECT_THAT(report_text(report), HasSubstr("OVER TOLERANCE"));
+  EXPECT_THAT(report_text(report), HasSubstr("check-op square: FAILED"));
 }
 
 TEST(CheckOp, WrongForwardFailsTheOutput) {
@@ -65,9 +64,11 @@ TEST(CheckOp, AnOpThatThrowsOnStridedInputFailsThoseCasesOnly) {
   CheckReport report = check_op("square", opcheck_test::ContiguousOnlySquare(), quick());
   EXPECT_FALSE(report.passed());
   for (const auto& c : report.cases) {
-    const bool strided = contains(c.label, "non-contiguous");
+    const bool strided = c.label.find("non-contiguous") != std::string::npos;
     EXPECT_EQ(c.failure.empty(), !strided) << c.label;
-    if (strided) EXPECT_EQ(c.failure, "needs a contiguous input");
+    if (strided) {
+      EXPECT_EQ(c.failure, "needs a contiguous input");
+    }
   }
 }
 
@@ -76,7 +77,7 @@ TEST(CheckOp, WithoutReferenceOnlyRunsAndGradchecks) {
   EXPECT_TRUE(report.passed()) << report_text(report);
   EXPECT_FALSE(report.has_reference);
   for (const auto& c : report.cases) EXPECT_TRUE(c.differences.empty());
-  EXPECT_TRUE(contains(report_text(report), "has no reference"));
+  EXPECT_THAT(report_text(report), HasSubstr("has no reference"));
 }
 
 TEST(CheckOp, UserShapesReplaceTheOpsAndAreTimed) {

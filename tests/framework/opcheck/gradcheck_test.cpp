@@ -1,9 +1,12 @@
 // runner::gradcheck (SDK) on functions whose gradients are known.
 #include <runner/gradcheck.hpp>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "test_ops.hpp"
+
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -22,7 +25,7 @@ TEST(Gradcheck, FailsAWrongBackwardAndNamesTheElement) {
   EXPECT_FALSE(result.passed);
   // d(x^2)/dx = 2 at x = 1; the wrong backward says 3, so the gap is |v| per element.
   EXPECT_GT(result.max_error, 0.0);
-  EXPECT_NE(result.failure.find("input 0 element 0"), std::string::npos) << result.failure;
+  EXPECT_THAT(result.failure, HasSubstr("input 0 element 0")) << result.failure;
 }
 
 TEST(Gradcheck, SkipsIntegerAndAbsentInputs) {

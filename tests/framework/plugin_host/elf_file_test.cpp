@@ -1,5 +1,6 @@
 // A library cut short, or built for another machine, is refused by name before dlopen maps it.
 #include <elf.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,9 @@
 #include "fixtures.hpp"
 #include "load_error.hpp"
 #include "plugin_host/library.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::plugin_host {
 namespace {
@@ -27,10 +31,6 @@ std::string write_library(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(ElfFile, ALibraryCutShortAnywhereIsRefusedAsTooShort) {
   const std::string whole = good_library_bytes();
   ASSERT_GT(whole.size(), 4096u);
@@ -39,8 +39,8 @@ TEST(ElfFile, ALibraryCutShortAnywhereIsRefusedAsTooShort) {
     const std::string path =
         write_library("cut_" + std::to_string(length), whole.substr(0, length));
     const std::string message = load_error(path);
-    EXPECT_TRUE(contains(message, "file too short")) << length << ": " << message;
-    EXPECT_TRUE(contains(message, path)) << message;
+    EXPECT_THAT(message, HasSubstr("file too short")) << length << ": " << message;
+    EXPECT_THAT(message, HasSubstr(path)) << message;
   }
 }
 
@@ -48,14 +48,14 @@ TEST(ElfFile, ALibraryOfAnotherMachineOrWordSizeIsNamedSo) {
   std::string other_machine = good_library_bytes();
   other_machine[offsetof(Elf64_Ehdr, e_machine)] = static_cast<char>(EM_S390);
   other_machine[offsetof(Elf64_Ehdr, e_machine) + 1] = 0;
-  EXPECT_TRUE(contains(load_error(write_library("s390", other_machine)), "another machine"));
+  EXPECT_THAT(load_error(write_library("s390", other_machine)), HasSubstr("another machine"));
   std::string other_class = good_library_bytes();
   other_class[EI_CLASS] = ELFCLASS32;
-  EXPECT_TRUE(contains(load_error(write_library("elf32", other_class)), "32 bits"));
+  EXPECT_THAT(load_error(write_library("elf32", other_class)), HasSubstr("32 bits"));
 }
 
 TEST(ElfFile, AnEmptyFileIsNotElf) {
-  EXPECT_TRUE(contains(load_error(write_library("empty", "")), "not an ELF file"));
+  EXPECT_THAT(load_error(write_library("empty", "")), HasSubstr("not an ELF file"));
 }
 
 // A whole ELF object that dlopen still refuses keeps the loader's reason.
@@ -64,8 +64,8 @@ TEST(ElfFile, TheLoadersOwnReasonIsKept) {
   const std::string executable(std::istreambuf_iterator<char>(in), {});
   ASSERT_FALSE(executable.empty());
   const std::string message = load_error(write_library("executable", executable));
-  EXPECT_FALSE(contains(message, "Bad file descriptor")) << message;
-  EXPECT_TRUE(contains(message, "cannot dynamically load")) << message;
+  EXPECT_THAT(message, Not(HasSubstr("Bad file descriptor"))) << message;
+  EXPECT_THAT(message, HasSubstr("cannot dynamically load")) << message;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Tests of loading a plugin library: a good one listed, bad files, ABI and LibTorch mismatches.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -6,6 +7,8 @@
 #include "fixtures.hpp"
 #include "load_error.hpp"
 #include "plugin_host/library.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::plugin_host {
 namespace {
@@ -30,35 +33,34 @@ TEST(Library, AFileThatIsNotALibraryIsRefusedByName) {
   std::string path = fresh_dir("not_plugin") + "/garbage.so";
   std::ofstream(path) << "this is not an ELF file";
   std::string message = load_error(path);
-  EXPECT_NE(message.find("not a plugin library"), std::string::npos) << message;
-  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("not a plugin library")) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
 }
 
 TEST(Library, AMissingEntrySymbolIsNamed) {
   std::string message = load_error(fixture_library("no_entry"));
-  EXPECT_NE(message.find("no entry symbol 'runner_plugin_entry'"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("no entry symbol 'runner_plugin_entry'")) << message;
 }
 
 TEST(Library, AnAbiMismatchNamesBothVersions) {
   std::string message = load_error(fixture_library("wrong_abi"));
-  EXPECT_NE(message.find("runner ABI 999"), std::string::npos) << message;
-  EXPECT_NE(message.find("this runner has ABI " + std::to_string(RUNNER_ABI_VERSION)),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("runner ABI 999")) << message;
+  EXPECT_THAT(message, HasSubstr("this runner has ABI " + std::to_string(RUNNER_ABI_VERSION)))
       << message;
 }
 
 TEST(Library, ALibTorchMismatchNamesBothVersions) {
   std::string message = load_error(fixture_library("wrong_torch"));
-  EXPECT_NE(message.find("LibTorch 0.4.1"), std::string::npos) << message;
-  EXPECT_NE(message.find("LibTorch " TORCH_VERSION), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("LibTorch 0.4.1")) << message;
+  EXPECT_THAT(message, HasSubstr("LibTorch " TORCH_VERSION)) << message;
 }
 
 // Its header is never read: the loader cannot find libc10.so.0.4, and that name says 0.4.
 TEST(Library, APluginNeedingAnotherReleasesLibTorchNamesBothVersions) {
   std::string message = load_error(fixture_library("other_torch"));
-  EXPECT_NE(message.find("was built with LibTorch 0.4 (it needs libc10.so.0.4)"), std::string::npos)
+  EXPECT_THAT(message, HasSubstr("was built with LibTorch 0.4 (it needs libc10.so.0.4)"))
       << message;
-  EXPECT_NE(message.find("this runner uses LibTorch " TORCH_VERSION), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("this runner uses LibTorch " TORCH_VERSION)) << message;
 }
 
 TEST(Library, CheckHeaderRefusesAnotherCxxAbi) {
@@ -69,9 +71,9 @@ TEST(Library, CheckHeaderRefusesAnotherCxxAbi) {
     ADD_FAILURE() << "a library of another C++ ABI was accepted";
   } catch (const PluginError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("plugin x.so"), std::string::npos) << message;
-    EXPECT_NE(message.find("_GLIBCXX_USE_CXX11_ABI=" + std::to_string(1 - RUNNER_CXX11_ABI)),
-              std::string::npos)
+    EXPECT_THAT(message, HasSubstr("plugin x.so")) << message;
+    EXPECT_THAT(message,
+                HasSubstr("_GLIBCXX_USE_CXX11_ABI=" + std::to_string(1 - RUNNER_CXX11_ABI)))
         << message;
   }
 }

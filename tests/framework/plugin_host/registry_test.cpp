@@ -1,9 +1,13 @@
 // Tests of the registry: components by kind and name, duplicates, factories that throw.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fixtures.hpp"
 #include "plugin_host/op_library.hpp"
 #include "plugin_host/registry.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::plugin_host {
 namespace {
@@ -60,8 +64,8 @@ TEST(Registry, AnUnknownNameIsAConfigErrorWithASuggestion) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), 2);
-    EXPECT_NE(std::string(e.what()).find("did you mean 'linear_probe'"), std::string::npos);
-    EXPECT_NE(e.hint().find("linear_probe"), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("did you mean 'linear_probe'"));
+    EXPECT_THAT(e.hint(), HasSubstr("linear_probe"));
   }
 }
 
@@ -73,9 +77,9 @@ TEST(Registry, ANameRegisteredTwiceNamesBothLibraries) {
   } catch (const Error& e) {
     std::string message = e.what();
     EXPECT_EQ(e.exit_code(), 3);
-    EXPECT_NE(message.find("dataset 'blobs' is registered twice"), std::string::npos) << message;
-    EXPECT_NE(message.find(fixture_library("good")), std::string::npos) << message;
-    EXPECT_NE(message.find(fixture_library("duplicate")), std::string::npos) << message;
+    EXPECT_THAT(message, HasSubstr("dataset 'blobs' is registered twice")) << message;
+    EXPECT_THAT(message, HasSubstr(fixture_library("good"))) << message;
+    EXPECT_THAT(message, HasSubstr(fixture_library("duplicate"))) << message;
   }
 }
 
@@ -89,9 +93,9 @@ TEST(Registry, AThrowingFactoryBecomesAPluginErrorNamingComponentAndLibrary) {
     } catch (const Error& e) {
       std::string message = e.what();
       EXPECT_EQ(e.exit_code(), 3);
-      EXPECT_NE(message.find("model '" + name + "'"), std::string::npos) << message;
-      EXPECT_NE(message.find(fixture_library("throwing")), std::string::npos) << message;
-      EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+      EXPECT_THAT(message, HasSubstr("model '" + name + "'")) << message;
+      EXPECT_THAT(message, HasSubstr(fixture_library("throwing"))) << message;
+      EXPECT_THAT(message, Not(HasSubstr("\n"))) << "one line: " << message;
     }
   }
 }
@@ -106,7 +110,7 @@ TEST(Registry, ARunnerErrorFromAFactoryKeepsItsClass) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), 2);
-    EXPECT_NE(std::string(e.what()).find("dataset 'blobs'"), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("dataset 'blobs'"));
   }
 }
 
@@ -136,8 +140,8 @@ TEST(OpLibrary, AnUnknownOpListsTheKnownOnes) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), 2);
-    EXPECT_NE(std::string(e.what()).find("did you mean 'fixture_identity'"), std::string::npos);
-    EXPECT_NE(e.hint().find("fixture_identity"), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("did you mean 'fixture_identity'"));
+    EXPECT_THAT(e.hint(), HasSubstr("fixture_identity"));
   }
   EXPECT_EQ(ops.get("fixture_identity"), ops.get("fixture_identity"));
 }
@@ -149,8 +153,7 @@ TEST(OpLibrary, DefaultOptionsNeedEveryKeyToHaveADefault) {
     default_options(schema, "ops.x");
     ADD_FAILURE() << "a key without a default got one";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("[ops.x] needs a value for 'mode'"), std::string::npos)
-        << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("[ops.x] needs a value for 'mode'")) << e.what();
   }
   Schema ok;
   ok.number("alpha", 0.5, "a");

@@ -1,10 +1,13 @@
 // A run's plan of ranks: started by hand, as a rank of a local launch, and under torchrun.
 #include "ranks/rank_plan.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/error_message.hpp>
 #include <runner_testing/run_fixtures.hpp>
+
+using ::testing::HasSubstr;
 
 namespace runner::ranks {
 namespace {
@@ -76,15 +79,13 @@ TEST(RankPlan, AWorldSizeOtherThanTheLaunchersIsRefused) {
     plan_ranks(run_of("[strategy]\nname = \"ddp\"\nworld_size = 2\n"),
                launched_by(Launcher::slurm, 4, 4));
   });
-  EXPECT_NE(message.find("strategy.world_size = 2 but slurm started 4 ranks"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("strategy.world_size = 2 but slurm started 4 ranks")) << message;
 }
 
 TEST(RankPlan, AOneRankStrategyOnSeveralLaunchedRanksIsRefused) {
   const std::string message = message_of<ConfigError>(
       [] { plan_ranks(run_of(""), launched_by(Launcher::torchrun, 2, 2)); });
-  EXPECT_NE(message.find("torchrun started 2 ranks, but strategy 'single' runs on one"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("torchrun started 2 ranks, but strategy 'single' runs on one"))
       << message;
 }
 

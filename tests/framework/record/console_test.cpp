@@ -1,9 +1,13 @@
 // Tests of the console: a progress bar on a terminal, none on a pipe or when quiet, epoch lines.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "record/console.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::record {
 namespace {
@@ -12,10 +16,10 @@ TEST(Console, ATerminalGetsAProgressBarWithEtaThatEpochLinesReplace) {
   std::ostringstream out;
   Console console(out, false, true);
   console.progress(1, 2, 25, 100, 0.5, 10.0);
-  EXPECT_NE(out.str().find("[#######......................."), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("ETA 30.0 s"), std::string::npos) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("[#######.......................")) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("ETA 30.0 s")) << out.str();
   console.line("epoch 1/2 ...");
-  EXPECT_NE(out.str().find("\r\033[2Kepoch 1/2 ...\n"), std::string::npos) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("\r\033[2Kepoch 1/2 ...\n")) << out.str();
 }
 
 TEST(Console, APipeGetsNoProgressAndQuietGetsNothing) {
@@ -33,10 +37,10 @@ TEST(Console, AnEpochLineEndsWithTheGpusUtilisationOnlyWhenMeasured) {
   epoch.epoch = 1;
   std::ostringstream cpu, gpu;
   Console(cpu, false, false).epoch_done(epoch, 2);
-  EXPECT_EQ(cpu.str().find("GPU"), std::string::npos) << cpu.str();
+  EXPECT_THAT(cpu.str(), Not(HasSubstr("GPU"))) << cpu.str();
   epoch.gpu_utilization = 0.874;
   Console(gpu, false, false).epoch_done(epoch, 2);
-  EXPECT_NE(gpu.str().find("peak 0.0 MiB  GPU 87%\n"), std::string::npos) << gpu.str();
+  EXPECT_THAT(gpu.str(), HasSubstr("peak 0.0 MiB  GPU 87%\n")) << gpu.str();
 }
 
 TEST(Console, AnEpochLineWritesASlowRateWithItsDigits) {
@@ -45,7 +49,7 @@ TEST(Console, AnEpochLineWritesASlowRateWithItsDigits) {
   epoch.samples_per_s = 0.00712;
   std::ostringstream out;
   Console(out, false, false).epoch_done(epoch, 1);
-  EXPECT_NE(out.str().find("  0.00712 samples/s  "), std::string::npos) << out.str();
+  EXPECT_THAT(out.str(), HasSubstr("  0.00712 samples/s  ")) << out.str();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "report/run_table.hpp"
+#include "runner_testing/byte_units.hpp"
 
 namespace runner::report {
 namespace {
@@ -14,7 +15,7 @@ using results::Status;
 using results::StepRecord;
 using results::Summary;
 
-constexpr double kMiB = 1048576.0;
+using runner::testing::kMiB;
 
 EpochRecord epoch(int64_t number, double duration_s, double samples_per_s, double test_accuracy) {
   EpochRecord record;

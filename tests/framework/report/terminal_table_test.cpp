@@ -1,6 +1,7 @@
 // terminal_table and select_columns: which columns a terminal gets, and how they read.
 #include "report/terminal_table.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,13 +10,16 @@
 #include "report/print_table.hpp"
 #include "report/run_values.hpp"
 #include "runner/errors.hpp"
+#include "runner_testing/byte_units.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::report {
 namespace {
 
 using results::RunRecord;
 
-constexpr double kMiB = 1048576.0;
+using runner::testing::kMiB;
 
 RunRecord run_of(const std::string& group, int64_t batch, int64_t world_size) {
   RunRecord run;
@@ -196,7 +200,7 @@ TEST(SelectColumns, AnUnknownColumnIsAConfigErrorNamingItAndTheKnownOnes) {
     FAIL() << "no error";
   } catch (const ConfigError& error) {
     EXPECT_EQ(std::string(error.what()), "no column 'speed' in these results");
-    EXPECT_NE(error.hint().find("samples_per_s"), std::string::npos) << error.hint();
+    EXPECT_THAT(error.hint(), HasSubstr("samples_per_s")) << error.hint();
   }
 }
 

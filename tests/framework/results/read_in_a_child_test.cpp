@@ -2,6 +2,7 @@
 // crash is left to the real read.
 #include "results/read_in_a_child.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -14,6 +15,8 @@
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::results::detail {
 namespace {
@@ -40,8 +43,7 @@ TEST(ReadInAChild, ACrashSignalIsTheFilesDamage) {
 }
 
 TEST(ReadInAChild, ASanitizersExitCodeIsACrash) {
-  EXPECT_NE(error_of([] { std::_Exit(1); }).find("(exit code 1 in a trial read)"),
-            std::string::npos);
+  EXPECT_THAT(error_of([] { std::_Exit(1); }), HasSubstr("(exit code 1 in a trial read)"));
 }
 
 TEST(ReadInAChild, AnErrorOrAnInterruptIsLeftToTheRealRead) {
@@ -73,7 +75,7 @@ TEST(ReadInAChild, AResultsFileWhoseReferenceCrashesHdf5IsRefused) {
 #if H5_VERSION_GE(1, 14, 0)
   const std::vector<RunRecord> runs = read_runs(path);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_NE(runs[0].damage.find("bad heap index"), std::string::npos) << runs[0].damage;
+  EXPECT_THAT(runs[0].damage, HasSubstr("bad heap index")) << runs[0].damage;
 #else
   try {
     read_runs(path);

@@ -1,5 +1,6 @@
 // Files that are missing, not HDF5, not ours, of another version, or damaged: DataError
 // naming the file, and the file left untouched.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -14,6 +15,8 @@
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::results {
 namespace {
@@ -104,12 +107,10 @@ TEST(ResultsErrors, AGlobalHeapHDF5WouldReadForeverIsRefused) {
     file.write(zeros, sizeof zeros);
   }
   const std::string message = data_error_message([&] { read_runs(path); });
-  EXPECT_NE(message.find(path + ": damaged: the global heap at byte " +
-                         std::to_string(bytes.find("GCOL"))),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr(path + ": damaged: the global heap at byte " +
+                                 std::to_string(bytes.find("GCOL"))))
       << message;
-  EXPECT_NE(data_error_message([&] { ResultsFile::open(path); }).find("global heap"),
-            std::string::npos);
+  EXPECT_THAT(data_error_message([&] { ResultsFile::open(path); }), HasSubstr("global heap"));
 }
 
 TEST(ResultsErrors, MissingFileIsNamed) {
@@ -125,8 +126,8 @@ TEST(ResultsErrors, TextFileIsNotHdf5AndIsLeftAlone) {
   write_text(path, "these are my notes\n");
   for (const std::string& message : {data_error_message([&] { read_runs(path); }),
                                      data_error_message([&] { ResultsFile::open(path); })}) {
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("not an HDF5 file"), std::string::npos) << message;
+    EXPECT_THAT(message, HasSubstr(path)) << message;
+    EXPECT_THAT(message, HasSubstr("not an HDF5 file")) << message;
   }
   EXPECT_EQ(read_text(path), "these are my notes\n");
 }
@@ -144,7 +145,7 @@ TEST(ResultsErrors, EmptyFileIsNotHdf5) {
   const std::string path = folder.file("empty.h5");
   write_text(path, "");
   const std::string message = data_error_message([&] { ResultsFile::open(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
   EXPECT_EQ(std::filesystem::file_size(path), 0u);
 }
 
@@ -154,8 +155,8 @@ TEST(ResultsErrors, Hdf5FileWithoutFormatIsNotOurs) {
   create_plain_hdf5(path);
   for (const std::string& message : {data_error_message([&] { read_runs(path); }),
                                      data_error_message([&] { ResultsFile::open(path); })}) {
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("no 'format' attribute"), std::string::npos) << message;
+    EXPECT_THAT(message, HasSubstr(path)) << message;
+    EXPECT_THAT(message, HasSubstr("no 'format' attribute")) << message;
   }
 }
 
@@ -165,8 +166,8 @@ TEST(ResultsErrors, OtherFormatNameIsReported) {
   create_plain_hdf5(path);
   set_root_string_attribute(path, "format", "keras-weights");
   const std::string message = data_error_message([&] { ResultsFile::open(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("'keras-weights'"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
+  EXPECT_THAT(message, HasSubstr("'keras-weights'")) << message;
 }
 
 TEST(ResultsErrors, OtherFormatVersionIsReported) {
@@ -177,9 +178,8 @@ TEST(ResultsErrors, OtherFormatVersionIsReported) {
   set_root_attribute(path, "format_version", H5T_NATIVE_INT64, &future_version);
   for (const std::string& message : {data_error_message([&] { read_runs(path); }),
                                      data_error_message([&] { ResultsFile::open(path); })}) {
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("version " + std::to_string(future_version)), std::string::npos)
-        << message;
+    EXPECT_THAT(message, HasSubstr(path)) << message;
+    EXPECT_THAT(message, HasSubstr("version " + std::to_string(future_version))) << message;
   }
 }
 
@@ -197,9 +197,8 @@ TEST(ResultsErrors, VersionOneFilesAreReadButNotAppendedTo) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(std::get<std::string>(runs[0].header.sweep_point.at(0).second), "0.1");
   const std::string message = data_error_message([&] { ResultsFile::open(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("results format version 1, but this runner appends to version 2"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr(path)) << message;
+  EXPECT_THAT(message, HasSubstr("results format version 1, but this runner appends to version 2"))
       << message;
 }
 
@@ -223,8 +222,8 @@ TEST(ResultsErrors, FormatVersionOfTheWrongKindIsReported) {
   ResultsFile::open(path);
   set_root_string_attribute(path, "format_version", "1");
   const std::string message = data_error_message([&] { read_runs(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("format_version"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
+  EXPECT_THAT(message, HasSubstr("format_version")) << message;
 }
 
 TEST(ResultsErrors, TruncatedFileIsADataError) {
@@ -236,7 +235,7 @@ TEST(ResultsErrors, TruncatedFileIsADataError) {
   }
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   const std::string message = data_error_message([&] { read_runs(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
 }
 
 TEST(ResultsErrors, UnknownStatusIsNotedAsDamage) {
@@ -259,7 +258,7 @@ TEST(ResultsErrors, UnknownStatusIsNotedAsDamage) {
   }
   const std::vector<RunRecord> runs = read_runs(path);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_NE(runs[0].damage.find("'bogus'"), std::string::npos) << runs[0].damage;
+  EXPECT_THAT(runs[0].damage, HasSubstr("'bogus'")) << runs[0].damage;
 }
 
 TEST(ResultsErrors, DamagedRunDoesNotHideTheOthers) {
@@ -280,7 +279,7 @@ TEST(ResultsErrors, DamagedRunDoesNotHideTheOthers) {
   }
   const std::vector<RunRecord> runs = read_runs(path);
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_NE(runs[0].damage.find("/a/steps/loss"), std::string::npos) << runs[0].damage;
+  EXPECT_THAT(runs[0].damage, HasSubstr("/a/steps/loss")) << runs[0].damage;
   EXPECT_TRUE(runs[0].steps.empty());
   EXPECT_EQ(runs[0].epochs.size(), 1u);
   EXPECT_EQ(runs[0].header.run_id, "a");

@@ -1,4 +1,5 @@
 // Writing runs and reading them back: every field, names, order, reopening.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::results {
 namespace {
@@ -233,8 +236,7 @@ TEST(ResultsFile, WritingASecondSummaryIsABug) {
   run->write_summary(sample_summary());
   const std::string message =
       runner::testing::message_of<RunError>([&] { run->write_summary(sample_summary()); });
-  EXPECT_NE(message.find("the summary of run " + run->group_name() + " is written twice"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("the summary of run " + run->group_name() + " is written twice"))
       << message;
 }
 
@@ -278,7 +280,7 @@ TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   EXPECT_STREQ(status_name(Status::skipped), "skipped");
   const std::string message =
       runner::testing::message_of<DataError>([] { status_from_name("finished"); });
-  EXPECT_NE(message.find("unknown run status 'finished'"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("unknown run status 'finished'")) << message;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // are forked children, so each is a process of its own with its own environment.
 #include "results/writer_lock.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <poll.h>
@@ -22,6 +23,8 @@
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::results {
 namespace {
@@ -321,7 +324,7 @@ TEST(WriterLock, AReaderTheEnvironmentMakesLockIsToldWhy) {
   EXPECT_EQ(exit_code_of(reader), 4);
   const std::string message = said.receive();
   EXPECT_EQ(message.rfind(path + ": cannot open the file: unable to lock file", 0), 0u) << message;
-  EXPECT_NE(message.find("unset the variable"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("unset the variable")) << message;
   go.send("go");
   EXPECT_EQ(exit_code_of(writer), kOpened);
 }

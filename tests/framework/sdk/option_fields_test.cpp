@@ -1,8 +1,11 @@
 // OptionFields: one list of keys gives the schema (defaults from the struct) and the reading of
 // a run's values into the struct, in the order the keys are declared.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner/option_fields.hpp>
+
+using ::testing::HasSubstr;
 
 namespace runner {
 namespace {
@@ -109,7 +112,7 @@ TEST(OptionFields, AKeyTheRunLacksIsAProgrammingErrorNamingIt) {
     toy_fields().read(partial);
     FAIL() << "a missing key was read";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("rate"), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr("rate")) << e.what();
   }
 }
 

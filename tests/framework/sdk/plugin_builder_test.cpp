@@ -1,9 +1,12 @@
 // Tests of PluginBuilder's tensor-parallel entry: it joins the named model, and only that one.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner/plugin.hpp>
 
 #include <stdexcept>
+
+using ::testing::HasSubstr;
 
 namespace runner {
 namespace {
@@ -42,8 +45,8 @@ TEST(PluginBuilder, TensorParallelismForAModelNotAddedNamesIt) {
     plugin.add_tensor_parallel("split", {});
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("add_tensor_parallel(\"split\"): no model of that name"),
-              std::string::npos)
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("add_tensor_parallel(\"split\"): no model of that name"))
         << e.what();
   }
 }

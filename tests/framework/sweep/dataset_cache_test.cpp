@@ -1,9 +1,12 @@
 // The checks before training build each dataset once per identity, failures included.
 #include "sweep/dataset_cache.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
+
+using ::testing::HasSubstr;
 
 namespace runner::sweep {
 namespace {
@@ -49,8 +52,7 @@ TEST(DatasetCache, ADatasetThatFailsFailsAlikeForEveryRun) {
       ADD_FAILURE() << "dim 4 < 5 classes was built";
     } catch (const Error& e) {
       EXPECT_EQ(e.exit_code(), 2);
-      EXPECT_NE(std::string(e.what()).find("dataset.dim must be >= dataset.classes"),
-                std::string::npos)
+      EXPECT_THAT(std::string(e.what()), HasSubstr("dataset.dim must be >= dataset.classes"))
           << e.what();
     }
   }

@@ -1,11 +1,14 @@
 // Tests of the experiment runner: every run recorded, failed runs and their exit, results' name.
 #include "sweep/experiment_runner.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
 
 #include "results/read_runs.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::sweep {
 namespace {
@@ -39,8 +42,8 @@ TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
   EXPECT_EQ(runs[0].status, results::Status::completed);
   EXPECT_EQ(runs[1].header.sweep_point.at(0).second, results::SweepValue(int64_t{64}));
   EXPECT_EQ(runs[0].epochs.size(), 2u);
-  EXPECT_NE(printed.find("train.batch_size"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("per-class test accuracy"), std::string::npos) << printed;
+  EXPECT_THAT(printed, HasSubstr("train.batch_size")) << printed;
+  EXPECT_THAT(printed, HasSubstr("per-class test accuracy")) << printed;
   EXPECT_EQ(run(registry, text, printed), 0);
   EXPECT_EQ(results::read_runs(file).size(), 4u) << "running again appends";
 }
@@ -53,7 +56,7 @@ TEST(ExperimentRunner, AFailedRunIsRecordedAndTheSweepGoesOn) {
   auto runs = results::read_runs(file);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].status, results::Status::failed);
-  EXPECT_NE(runs[0].error.find("loss became nan"), std::string::npos);
+  EXPECT_THAT(runs[0].error, HasSubstr("loss became nan"));
   EXPECT_EQ(runs[1].status, results::Status::completed);
 }
 
@@ -62,7 +65,7 @@ TEST(ExperimentRunner, ASingleFailedRunExitsWithItsErrorClass) {
   std::string file = temp_path("single_fail.h5"), printed;
   std::string text = sweep_into(file, "\"model.poison_at_step\" = [1]");
   EXPECT_EQ(run(registry, text, printed), 5) << printed;
-  EXPECT_NE(printed.find("runner: error: loss became nan"), std::string::npos) << printed;
+  EXPECT_THAT(printed, HasSubstr("runner: error: loss became nan")) << printed;
 }
 
 TEST(ExperimentRunner, ResultsDefaultToTheExperimentName) {

@@ -2,6 +2,7 @@
 // made, and file names that sort in the order the files were made.
 #include "tensorboard/folders.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +11,9 @@
 #include "event_reading.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::tensorboard {
 namespace {
@@ -37,12 +41,10 @@ TEST(Folders, ThatCannotBeMadeAreADataErrorNamingThem) {
   std::ofstream(scratch + "/file") << "a file";
   const std::string folder = scratch + "/file/runs";
   const std::string message = message_of<DataError>([&] { create_folder(folder); });
-  EXPECT_NE(message.find("cannot create the TensorBoard folder " + folder), std::string::npos)
-      << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("cannot create the TensorBoard folder " + folder)) << message;
+  EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
   const std::string blocked = scratch + "/file";
-  EXPECT_NE(message_of<DataError>([&] { create_folder(blocked); }).find(blocked),
-            std::string::npos);
+  EXPECT_THAT(message_of<DataError>([&] { create_folder(blocked); }), HasSubstr(blocked));
 }
 
 TEST(EventFileNames, SortInTheOrderTheFilesWereMade) {

@@ -2,6 +2,7 @@
 // layout of a record, and a file that cannot be written.
 #include "tensorboard/record_file.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,9 @@
 #include "event_reading.hpp"
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::tensorboard {
 namespace {
@@ -72,8 +76,8 @@ TEST(RecordFile, HoldsItsRecordsOneAfterAnother) {
 TEST(RecordFile, ThatCannotBeCreatedIsADataErrorNamingIt) {
   const std::string path = testing::scratch_folder("missing") + "/no/such/folder/events";
   const std::string message = message_of<DataError>([&] { RecordFile file(path); });
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(path)) << message;
+  EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
 }
 
 // /dev/full takes every open and fails every write with ENOSPC.

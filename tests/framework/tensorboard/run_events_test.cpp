@@ -3,6 +3,7 @@
 // start and, in a file of its own, its latest end.
 #include "tensorboard/run_events.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
 #include "tensorboard/proto/hparams.pb.h"
+
+using ::testing::HasSubstr;
 
 namespace runner::tensorboard {
 namespace {
@@ -254,7 +257,7 @@ TEST(RunEvents, InAFolderThatCannotBeMadeIsADataErrorNamingIt) {
   const std::string folder = scratch + "/file/run";
   const std::string message =
       runner::testing::message_of<DataError>([&] { RunEvents events(log, folder, kSession); });
-  EXPECT_NE(message.find(folder), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr(folder)) << message;
 }
 
 }  // namespace

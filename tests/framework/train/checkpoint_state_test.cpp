@@ -1,6 +1,7 @@
 // A checkpoint's engine fields and progress checked before a resume trusts them: a field
 // missing, mistyped or at odds with the progress, a rank without its entries, and a checkpoint
 // standing past the run are each named.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +12,8 @@
 #include "runner/errors.hpp"
 #include "runner_testing/error_message.hpp"
 #include "train/checkpoint_state.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -64,35 +67,30 @@ TEST(CheckpointState, AStateAsARunWritesItPasses) {
 }
 
 TEST(CheckpointState, AFieldMissingOrOfAnotherTypeIsNamed) {
-  EXPECT_NE(engine_error("missing", [](json& m) { m["engine"].erase("train_samples"); })
-                .find("engine.train_samples is missing or of another type"),
-            std::string::npos);
-  EXPECT_NE(engine_error("mistyped", [](json& m) { m["engine"]["pass"] = 7; })
-                .find("engine.pass is missing or of another type"),
-            std::string::npos);
+  EXPECT_THAT(engine_error("missing", [](json& m) { m["engine"].erase("train_samples"); }),
+              HasSubstr("engine.train_samples is missing or of another type"));
+  EXPECT_THAT(engine_error("mistyped", [](json& m) { m["engine"]["pass"] = 7; }),
+              HasSubstr("engine.pass is missing or of another type"));
 }
 
 TEST(CheckpointState, TheRecordedEpochsAndStepsMustLeadToTheProgress) {
   std::string message =
       engine_error("epochs", [](json& m) { m["engine"]["epochs_recorded"] = 13; });
-  EXPECT_NE(message.find("engine.epochs_recorded = 13 before epoch 2"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("engine.epochs_recorded = 13 before epoch 2")) << message;
   message = engine_error(
       "steps", [](json& m) { m["progress"]["global_step"] = int64_t{4611686018427387904}; });
-  EXPECT_NE(message.find("engine.steps_recorded = 10 and 3 steps in its pass do not make global "
-                         "step 4611686018427387904"),
-            std::string::npos)
+  EXPECT_THAT(message,
+              HasSubstr("engine.steps_recorded = 10 and 3 steps in its pass do not make global "
+                        "step 4611686018427387904"))
       << message;
   message = engine_error("no_pass", [](json& m) { m["engine"]["pass"] = nullptr; });
-  EXPECT_NE(message.find("step 3 of its epoch without the epoch's pass so far"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("step 3 of its epoch without the epoch's pass so far")) << message;
 }
 
 TEST(CheckpointState, ARankWithoutItsEntriesIsNamed) {
   const std::string message = engine_error(
       "rank_1", [](json&) {}, false);
-  EXPECT_NE(message.find("its shards hold no pass_metrics of rank 1 of its 2"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("its shards hold no pass_metrics of rank 1 of its 2")) << message;
 }
 
 TEST(CheckpointState, ACheckpointStandingPastTheRunIsRefused) {
@@ -102,12 +100,11 @@ TEST(CheckpointState, ACheckpointStandingPastTheRunIsRefused) {
     return message_of<DataError>(
         [&] { train::check_progress_fits(m, reader.folder(), epochs, steps); });
   };
-  EXPECT_NE(fits_error(0, std::nullopt).find("it stands at epoch 2, past this run's 0 epochs"),
-            std::string::npos);
+  EXPECT_THAT(fits_error(0, std::nullopt),
+              HasSubstr("it stands at epoch 2, past this run's 0 epochs"));
   EXPECT_NO_THROW(train::check_progress_fits(m, reader.folder(), 1, std::nullopt));
-  EXPECT_NE(fits_error(2, 2).find("it stands at step 3 of an epoch of 2 steps"), std::string::npos);
-  EXPECT_NE(fits_error(2, 5).find("global step 13, past this run's 2 epochs of 5 steps"),
-            std::string::npos);
+  EXPECT_THAT(fits_error(2, 2), HasSubstr("it stands at step 3 of an epoch of 2 steps"));
+  EXPECT_THAT(fits_error(2, 5), HasSubstr("global step 13, past this run's 2 epochs of 5 steps"));
 }
 
 }  // namespace

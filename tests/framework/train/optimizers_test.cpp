@@ -1,8 +1,11 @@
 // Tests of the optimizers: SGD's and Adam's options, their config errors, the rate of every group.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/error_message.hpp>
 #include "train/optimizers.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::train {
 namespace {
@@ -45,8 +48,7 @@ TEST(Optimizer, NesterovWithoutMomentumIsAConfigError) {
   o.set("momentum", 0.0);
   const std::string message =
       runner::testing::message_of<ConfigError>([&] { optimizer_factory(o); });
-  EXPECT_NE(message.find("optimizer.nesterov = true needs optimizer.momentum > 0"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("optimizer.nesterov = true needs optimizer.momentum > 0"))
       << message;
 }
 
@@ -54,8 +56,7 @@ TEST(Optimizer, BetasMustBeTwoFractions) {
   Options o = optimizer("adam");
   o.set("betas", std::vector<double>{0.9});
   const std::string one = runner::testing::message_of<ConfigError>([&] { optimizer_factory(o); });
-  EXPECT_NE(one.find("optimizer.betas must be two numbers in [0, 1), got "), std::string::npos)
-      << one;
+  EXPECT_THAT(one, HasSubstr("optimizer.betas must be two numbers in [0, 1), got ")) << one;
   o.set("betas", std::vector<double>{0.9, 1.0});
   const std::string one_too_large =
       runner::testing::message_of<ConfigError>([&] { optimizer_factory(o); });

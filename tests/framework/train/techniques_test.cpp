@@ -1,6 +1,7 @@
 // The [train] techniques through the whole engine, on the real plugins: micro-batches follow
 // one batch, checkpointing follows a plain run with less held memory, bf16 follows fp32, and
 // impossible combinations are refused before anything runs.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
@@ -8,14 +9,16 @@
 #include "train/technique_checks.hpp"
 #include "train/trainer.hpp"
 
+using ::testing::HasSubstr;
+
 namespace runner::train {
 namespace {
 
 using runner::testing::fixture_registry;
 using runner::testing::MemoryWriter;
 
-std::unique_ptr<MemoryWriter> train(const plugin_host::Registry& registry,
-                                    const std::string& text) {
+std::unique_ptr<MemoryWriter> records_of(const plugin_host::Registry& registry,
+                                         const std::string& text) {
   auto experiment = config::parse_experiment(text, "techniques.toml", {}, registry);
   std::ostringstream out;
   record::Console console(out, true, false);
@@ -56,8 +59,8 @@ void expect_same_losses(const MemoryWriter& a, const MemoryWriter& b, double rel
 
 TEST(Techniques, FourMicroBatchesFollowOneBatchOnLenet5) {
   auto registry = fixture_registry();
-  auto one = train(registry, lenet5(50, ""));
-  auto four = train(registry, lenet5(50, "micro_batches = 4\n"));
+  auto one = records_of(registry, lenet5(50, ""));
+  auto four = records_of(registry, lenet5(50, "micro_batches = 4\n"));
   expect_same_losses(*one, *four, 1e-6);
   EXPECT_LT(one->steps.back().loss, one->steps.front().loss);
   EXPECT_EQ(one->epochs[0].test_accuracy, four->epochs[0].test_accuracy);
@@ -65,19 +68,19 @@ TEST(Techniques, FourMicroBatchesFollowOneBatchOnLenet5) {
 
 TEST(Techniques, FourMicroBatchesFollowOneBatchOnGpt2Tiny) {
   auto registry = fixture_registry();
-  auto one = train(registry, gpt2_tiny(50, ""));
-  auto four = train(registry, gpt2_tiny(50, "micro_batches = 4\n"));
+  auto one = records_of(registry, gpt2_tiny(50, ""));
+  auto four = records_of(registry, gpt2_tiny(50, "micro_batches = 4\n"));
   expect_same_losses(*one, *four, 1e-6);
   EXPECT_LT(one->steps.back().loss, one->steps.front().loss);
 }
 
 TEST(Techniques, CheckpointedLayersFollowAPlainRunWithDropoutAndHoldLessMemory) {
   auto registry = fixture_registry();
-  auto plain = train(registry, gpt2_tiny(10, "", 0.1));
+  auto plain = records_of(registry, gpt2_tiny(10, "", 0.1));
   auto checkpointed =
-      train(registry, gpt2_tiny(10, "activation_checkpointing = \"layers\"\n", 0.1));
+      records_of(registry, gpt2_tiny(10, "activation_checkpointing = \"layers\"\n", 0.1));
   expect_same_losses(*plain, *checkpointed, 1e-6);
-  auto other_dropout = train(registry, gpt2_tiny(10, "", 0.2));
+  auto other_dropout = records_of(registry, gpt2_tiny(10, "", 0.2));
   EXPECT_NE(plain->steps[1].loss, other_dropout->steps[1].loss) << "dropout was not on";
   EXPECT_LT(checkpointed->epochs[0].activation_memory_bytes,
             0.5 * plain->epochs[0].activation_memory_bytes);
@@ -85,8 +88,8 @@ TEST(Techniques, CheckpointedLayersFollowAPlainRunWithDropoutAndHoldLessMemory) 
 
 TEST(Techniques, Bf16EndsWithin3PercentOfFp32OnGpt2Tiny) {
   auto registry = fixture_registry();
-  auto fp32 = train(registry, gpt2_tiny(200, ""));
-  auto bf16 = train(registry, gpt2_tiny(200, "precision = \"bf16\"\n"));
+  auto fp32 = records_of(registry, gpt2_tiny(200, ""));
+  auto bf16 = records_of(registry, gpt2_tiny(200, "precision = \"bf16\"\n"));
   // The mean of the last 20 steps: one step's loss on random tokens is noisy.
   auto tail_mean = [](const MemoryWriter& w) {
     double sum = 0;
@@ -101,8 +104,8 @@ TEST(Techniques, Bf16EndsWithin3PercentOfFp32OnGpt2Tiny) {
 
 TEST(Techniques, ClippingTrainsDifferentlyThanWithout) {
   auto registry = fixture_registry();
-  auto plain = train(registry, gpt2_tiny(5, ""));
-  auto clipped = train(registry, gpt2_tiny(5, "grad_clip_norm = 0.01\n"));
+  auto plain = records_of(registry, gpt2_tiny(5, ""));
+  auto clipped = records_of(registry, gpt2_tiny(5, "grad_clip_norm = 0.01\n"));
   EXPECT_EQ(plain->steps[0].loss, clipped->steps[0].loss);
   EXPECT_NE(plain->steps[4].loss, clipped->steps[4].loss);
 }
@@ -110,10 +113,10 @@ TEST(Techniques, ClippingTrainsDifferentlyThanWithout) {
 TEST(Techniques, CheckpointingAModelWithoutLayersIsAConfigError) {
   auto registry = fixture_registry();
   try {
-    train(registry, lenet5(1, "activation_checkpointing = \"layers\"\n"));
+    records_of(registry, lenet5(1, "activation_checkpointing = \"layers\"\n"));
     FAIL() << "lenet5 lists no layers";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.activation_checkpointing"), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("train.activation_checkpointing"));
   }
 }
 
@@ -130,10 +133,10 @@ TEST(Techniques, MicroBatchesThatDoNotDivideARanksShareAreRefusedWithTheArithmet
     FAIL() << "16 / 2 = 8 samples per rank do not split into 3";
   } catch (const ConfigError& e) {
     const std::string text = e.what();
-    EXPECT_NE(text.find("train.micro_batches = 3"), std::string::npos) << text;
-    EXPECT_NE(text.find("8 samples"), std::string::npos) << text;
-    EXPECT_NE(text.find("2 x 3 x"), std::string::npos) << text;
-    EXPECT_NE(e.hint().find("multiple of 6"), std::string::npos) << e.hint();
+    EXPECT_THAT(text, HasSubstr("train.micro_batches = 3")) << text;
+    EXPECT_THAT(text, HasSubstr("8 samples")) << text;
+    EXPECT_THAT(text, HasSubstr("2 x 3 x")) << text;
+    EXPECT_THAT(e.hint(), HasSubstr("multiple of 6")) << e.hint();
   }
 }
 
@@ -144,10 +147,10 @@ TEST(Techniques, TheGlobalBatchDividesAmongTheRanksOrIsRefused) {
     check_batch_divides(run, 3);
     FAIL() << "16 samples do not divide among 3 ranks";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.batch_size = 16 does not divide among 3 ranks"),
-              std::string::npos)
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("train.batch_size = 16 does not divide among 3 ranks"))
         << e.what();
-    EXPECT_NE(e.hint().find("multiple of the ranks"), std::string::npos) << e.hint();
+    EXPECT_THAT(e.hint(), HasSubstr("multiple of the ranks")) << e.hint();
   }
 }
 
@@ -157,7 +160,7 @@ TEST(Techniques, Fp16OnTheCpuIsRefused) {
     check_techniques(run, 1);
     FAIL() << "fp16 needs CUDA";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.precision = \"fp16\""), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("train.precision = \"fp16\""));
   }
   EXPECT_NO_THROW(check_techniques(run_of(gpt2_tiny(1, "precision = \"bf16\"\n")), 1));
 }

@@ -1,4 +1,5 @@
 // Tests of the trainer: it learns and records, seeds repeat losses, phases, GPU readings, NaN.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,6 +7,9 @@
 #include <runner_testing/run_fixtures.hpp>
 #include "measure/cpu_memory.hpp"
 #include "train/trainer.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::train {
 namespace {
@@ -166,9 +170,9 @@ TEST(Trainer, AugmentingSamplesThatAreNotImagesIsAConfigError) {
     FAIL() << "blobs samples are vectors, not images";
   } catch (const ConfigError& e) {
     // The blobs fixture's samples are vectors of dataset.dim = 4 features.
-    EXPECT_NE(std::string(e.what()).find("[[dataset.augment]] transforms images (C, H, W), but "
-                                         "the dataset's samples have shape (4)"),
-              std::string::npos)
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("[[dataset.augment]] transforms images (C, H, W), but "
+                          "the dataset's samples have shape (4)"))
         << e.what();
   }
 }
@@ -193,8 +197,7 @@ TEST(Trainer, ANanLossStopsTheRunAfterRecordingFinishedEpochs) {
   MemoryWriter writer;
   Error e = failure_of("\"model.poison_at_step\" = [11]", writer);
   EXPECT_EQ(e.exit_code(), 5);
-  EXPECT_NE(std::string(e.what()).find("loss became nan at step 11 (epoch 2)"), std::string::npos)
-      << e.what();
+  EXPECT_THAT(std::string(e.what()), HasSubstr("loss became nan at step 11 (epoch 2)")) << e.what();
   EXPECT_EQ(writer.epochs.size(), 1u);
 }
 
@@ -204,9 +207,9 @@ TEST(Trainer, AnExceptionInAStepIsOneLineNamingThePlugins) {
   std::string message = e.what();
   EXPECT_EQ(e.exit_code(), 3);
   EXPECT_EQ(message.rfind("training step 2 failed: ", 0), 0u) << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  EXPECT_NE(e.hint().find("model 'linear_probe' ("), std::string::npos) << e.hint();
-  EXPECT_NE(e.hint().find("strategy 'single' ("), std::string::npos) << e.hint();
+  EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
+  EXPECT_THAT(e.hint(), HasSubstr("model 'linear_probe' (")) << e.hint();
+  EXPECT_THAT(e.hint(), HasSubstr("strategy 'single' (")) << e.hint();
 }
 
 TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {

@@ -1,10 +1,13 @@
 // The cifar10 dataset on small known files: shapes, pixel order, labels, class names,
 // normalization, sizes, the tarball's subfolder and its registration.
+#include <gmock/gmock.h>
 #include <runner/plugin.hpp>
 
 #include <cmath>
 
 #include "cifar10_test_files.hpp"
+
+using ::testing::HasSubstr;
 
 namespace cifar10::testing {
 namespace {
@@ -149,8 +152,8 @@ TEST_F(CifarFolderTest, TrainSizeBeyondTheSplitIsAConfigError) {
   Cifar10Options o = options();
   o.train_size = kTrainImages + 1;
   runner::ConfigError e = expect_error<runner::ConfigError>([&] { Cifar10Dataset data(o); });
-  EXPECT_TRUE(contains(e.what(), "train_size = 11 is more than the 10 samples")) << e.what();
-  EXPECT_TRUE(contains(e.hint(), "at most 10")) << e.hint();
+  EXPECT_THAT(e.what(), HasSubstr("train_size = 11 is more than the 10 samples")) << e.what();
+  EXPECT_THAT(e.hint(), HasSubstr("at most 10")) << e.hint();
 }
 
 TEST_F(CifarFolderTest, TestSizeBeyondTheSplitIsAConfigError) {
@@ -158,7 +161,7 @@ TEST_F(CifarFolderTest, TestSizeBeyondTheSplitIsAConfigError) {
   Cifar10Options o = options();
   o.test_size = kTestImages + 1;
   runner::ConfigError e = expect_error<runner::ConfigError>([&] { Cifar10Dataset data(o); });
-  EXPECT_TRUE(contains(e.what(), "test_size = 4 is more than the 3 samples")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("test_size = 4 is more than the 3 samples")) << e.what();
 }
 
 TEST_F(CifarFolderTest, FindsTheFilesInTheTarballFolder) {

@@ -70,10 +70,6 @@ E expect_error(F&& action) {
   return E("");
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A fresh folder per test, removed afterwards.
 class CifarFolderTest : public ::testing::Test {
  protected:

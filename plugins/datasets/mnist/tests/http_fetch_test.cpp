@@ -1,5 +1,6 @@
 // Fetching one URL from loopback servers: the body lands in the file, and each way a fetch
 // fails is a short reason.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <runner/errors.hpp>
@@ -11,9 +12,14 @@
 
 #include "http_fetch.hpp"
 #include "loopback_http_server.hpp"
+#include "runner_testing/files.hpp"
+
+using ::testing::HasSubstr;
 
 namespace mnist::testing {
 namespace {
+
+using runner::testing::file_bytes;
 
 // Gives up on a silent server after one second instead of thirty.
 constexpr FetchLimits kQuickLimits{2, 1024, 1};
@@ -41,11 +47,6 @@ class HttpFetchTest : public ::testing::Test {
 
   std::filesystem::path path_;
 };
-
-std::string file_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 TEST_F(HttpFetchTest, WritesTheBodyToTheFile) {
   std::string body;
@@ -79,7 +80,7 @@ TEST_F(HttpFetchTest, AFileThatCannotBeCreatedIsADataError) {
     http_fetch(server.url("/file.gz"), unwritable, kQuickLimits);
     ADD_FAILURE() << "wrote into a folder that does not exist";
   } catch (const runner::DataError& e) {
-    EXPECT_NE(std::string(e.what()).find(unwritable.string()), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr(unwritable.string())) << e.what();
   }
 }
 

@@ -1,5 +1,6 @@
 // MD5 sums against the test suite of RFC 1321 (appendix A.5), of a file read in many chunks,
 // and the check of an MD5 written in a config.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <runner/errors.hpp>
@@ -9,6 +10,8 @@
 #include <string>
 
 #include "md5.hpp"
+
+using ::testing::HasSubstr;
 
 namespace mnist::testing {
 namespace {
@@ -41,7 +44,7 @@ TEST(Md5, OfAMissingFileIsADataErrorNamingIt) {
     md5_hex_of_file(path);
     ADD_FAILURE() << "hashed a file that does not exist";
   } catch (const runner::DataError& e) {
-    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr(path.string())) << e.what();
   }
 }
 

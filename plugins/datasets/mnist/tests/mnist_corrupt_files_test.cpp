@@ -1,8 +1,12 @@
 // Every way an MNIST-format folder can be wrong ends in one runner::DataError that names the
 // file (or the folder) and what is wrong with it.
+#include <gmock/gmock.h>
 #include <fstream>
 
 #include "mnist_test_files.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace mnist::testing {
 namespace {
@@ -20,11 +24,11 @@ TEST_F(MnistCorruptFilesTest, MissingFilesAreListedTogetherWithTheFolder) {
   std::filesystem::remove(dir_ / kTrainLabelsStem);
   std::filesystem::remove(dir_ / kTestImagesStem);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, dir_.string())) << message;
-  EXPECT_TRUE(contains(message, kTrainLabelsStem)) << message;
-  EXPECT_TRUE(contains(message, kTestImagesStem)) << message;
-  EXPECT_FALSE(contains(message, kTrainImagesStem)) << message;
-  EXPECT_FALSE(contains(message, kTestLabelsStem)) << message;
+  EXPECT_THAT(message, HasSubstr(dir_.string())) << message;
+  EXPECT_THAT(message, HasSubstr(kTrainLabelsStem)) << message;
+  EXPECT_THAT(message, HasSubstr(kTestImagesStem)) << message;
+  EXPECT_THAT(message, Not(HasSubstr(kTrainImagesStem))) << message;
+  EXPECT_THAT(message, Not(HasSubstr(kTestLabelsStem))) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, ADataDirThatIsAFileIsSaidToBeNoFolder) {
@@ -35,7 +39,7 @@ TEST_F(MnistCorruptFilesTest, ADataDirThatIsAFileIsSaidToBeNoFolder) {
     MnistDataset data(o);
     ADD_FAILURE() << "loaded a file as a folder";
   } catch (const runner::DataError& e) {
-    EXPECT_TRUE(contains(e.what(), o.data_dir.string() + " (it is not a folder)")) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr(o.data_dir.string() + " (it is not a folder)")) << e.what();
   }
 }
 
@@ -47,11 +51,11 @@ TEST_F(MnistCorruptFilesTest, MissingFolderListsAllFourFilesAndHintsWhereToGetTh
     ADD_FAILURE() << "loaded a folder that does not exist";
   } catch (const runner::DataError& e) {
     std::string message = e.what();
-    EXPECT_TRUE(contains(message, "does not exist")) << message;
+    EXPECT_THAT(message, HasSubstr("does not exist")) << message;
     for (const char* stem : {kTrainImagesStem, kTrainLabelsStem, kTestImagesStem, kTestLabelsStem})
-      EXPECT_TRUE(contains(message, stem)) << message;
-    EXPECT_TRUE(contains(e.hint(), "dataset-fashion-mnist")) << e.hint();
-    EXPECT_TRUE(contains(e.hint(), "download = true")) << e.hint();
+      EXPECT_THAT(message, HasSubstr(stem)) << message;
+    EXPECT_THAT(e.hint(), HasSubstr("dataset-fashion-mnist")) << e.hint();
+    EXPECT_THAT(e.hint(), HasSubstr("download = true")) << e.hint();
   }
 }
 
@@ -61,16 +65,16 @@ TEST_F(MnistCorruptFilesTest, WrongMagicNumber) {
   bytes[0] = 0x12;
   std::filesystem::path path = write(kTrainImagesStem, bytes);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "expected 2051, found " + std::to_string(0x12000803))) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("expected 2051, found " + std::to_string(0x12000803))) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, LabelsFileWhereImagesBelongHasTheWrongDimensionCount) {
   write_set();
   std::filesystem::path path = write(kTestImagesStem, labels_bytes(0, kTestImages));
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "dimension count: expected 3 (magic 2051), found 1 (magic 2049)"))
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("dimension count: expected 3 (magic 2051), found 1 (magic 2049)"))
       << message;
 }
 
@@ -78,8 +82,8 @@ TEST_F(MnistCorruptFilesTest, TruncatedHeader) {
   write_set();
   std::filesystem::path path = write(kTrainLabelsStem, {0x00, 0x00, 0x08, 0x01, 0x00});
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "truncated in the header")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("truncated in the header")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, TruncatedPixels) {
@@ -88,9 +92,9 @@ TEST_F(MnistCorruptFilesTest, TruncatedPixels) {
   bytes.resize(bytes.size() - 100);
   std::filesystem::path path = write(kTrainImagesStem, bytes);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "truncated")) << message;
-  EXPECT_TRUE(contains(message, "5 x 28 x 28 = 3920 bytes of data, found 3820")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("truncated")) << message;
+  EXPECT_THAT(message, HasSubstr("5 x 28 x 28 = 3920 bytes of data, found 3820")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, TrailingBytes) {
@@ -99,16 +103,17 @@ TEST_F(MnistCorruptFilesTest, TrailingBytes) {
   bytes.insert(bytes.end(), 7, 0);
   std::filesystem::path path = write(kTestLabelsStem, bytes);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "7 trailing bytes")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("7 trailing bytes")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, ImageAndLabelCountsDiffer) {
   write_set();
   std::filesystem::path labels = write(kTrainLabelsStem, labels_bytes(0, kTrainImages - 1));
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, (dir_ / kTrainImagesStem).string() + " holds 5 images")) << message;
-  EXPECT_TRUE(contains(message, labels.string() + " holds 4 labels")) << message;
+  EXPECT_THAT(message, HasSubstr((dir_ / kTrainImagesStem).string() + " holds 5 images"))
+      << message;
+  EXPECT_THAT(message, HasSubstr(labels.string() + " holds 4 labels")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, LabelOutsideTheTenClasses) {
@@ -117,24 +122,24 @@ TEST_F(MnistCorruptFilesTest, LabelOutsideTheTenClasses) {
   bytes[8 + 3] = 12;  // after the 8-byte header: label of image 3
   std::filesystem::path path = write(kTrainLabelsStem, bytes);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "label 12 at index 3")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("label 12 at index 3")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, TrainAndTestImageSizesDiffer) {
   write_set();
   write(kTestImagesStem, images_bytes(kTrainImages, kTestImages, 32, 32));
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, "32x32 images")) << message;
-  EXPECT_TRUE(contains(message, "28x28 images")) << message;
+  EXPECT_THAT(message, HasSubstr("32x32 images")) << message;
+  EXPECT_THAT(message, HasSubstr("28x28 images")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, EmptyImagesFile) {
   write_set();
   std::filesystem::path path = write(kTrainImagesStem, idx_bytes(2051, {0, kSide, kSide}, {}));
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "holds no pixels")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("holds no pixels")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, CorruptGzipData) {
@@ -145,8 +150,8 @@ TEST_F(MnistCorruptFilesTest, CorruptGzipData) {
   std::filesystem::remove(dir_ / kTrainImagesStem);
   write_file(path, packed);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "corrupt or truncated gzip data")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("corrupt or truncated gzip data")) << message;
 }
 
 TEST_F(MnistCorruptFilesTest, TruncatedGzipStream) {
@@ -156,8 +161,8 @@ TEST_F(MnistCorruptFilesTest, TruncatedGzipStream) {
   std::filesystem::path path = dir_ / (std::string(kTestLabelsStem) + ".gz");
   write_file(path, packed);
   std::string message = load_error();
-  EXPECT_TRUE(contains(message, path.string())) << message;
-  EXPECT_TRUE(contains(message, "corrupt or truncated gzip data")) << message;
+  EXPECT_THAT(message, HasSubstr(path.string())) << message;
+  EXPECT_THAT(message, HasSubstr("corrupt or truncated gzip data")) << message;
 }
 
 }  // namespace

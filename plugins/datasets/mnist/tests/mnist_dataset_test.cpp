@@ -1,11 +1,14 @@
 // The mnist dataset on small known files: shapes, pixel values, labels, normalization, sizes,
 // its registration; and on Fashion-MNIST when Debian's package is installed.
+#include <gmock/gmock.h>
 #include <runner/plugin.hpp>
 
 #include <cmath>
 
 #include "mnist_expected_set.hpp"
 #include "mnist_test_files.hpp"
+
+using ::testing::HasSubstr;
 
 namespace mnist::testing {
 namespace {
@@ -76,8 +79,8 @@ TEST_F(MnistFolderTest, TrainSizeBeyondTheSetIsAConfigError) {
   MnistOptions o = options();
   o.train_size = kTrainImages + 1;
   std::string message = error_message<runner::ConfigError>([&] { MnistDataset data(o); });
-  EXPECT_TRUE(contains(message, "train_size = 6")) << message;
-  EXPECT_TRUE(contains(message, "5 samples")) << message;
+  EXPECT_THAT(message, HasSubstr("train_size = 6")) << message;
+  EXPECT_THAT(message, HasSubstr("5 samples")) << message;
 }
 
 TEST_F(MnistFolderTest, GetBatchSelectsTheIndices) {
@@ -137,7 +140,7 @@ TEST_F(MnistFolderTest, ClassNamesMustNameEveryClass) {
   runner::Options o = default_options(dir_);
   o.set("class_names", std::vector<std::string>{"cat", "dog"});
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "class_names has 2 names")) << message;
+  EXPECT_THAT(message, HasSubstr("class_names has 2 names")) << message;
 }
 
 TEST(FashionMnist, LoadsTheDebianPackage) {

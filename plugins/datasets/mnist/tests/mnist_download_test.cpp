@@ -1,5 +1,6 @@
 // The mnist dataset with download = true, against loopback mirrors serving the small set of
 // mnist_test_files.hpp as .gz files: what is fetched, from which mirror, and how failures read.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,16 +15,17 @@
 #include "mnist_expected_set.hpp"
 #include "mnist_files.hpp"
 #include "mnist_test_files.hpp"
+#include "runner_testing/files.hpp"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace mnist::testing {
 namespace {
 
-std::string as_text(const std::vector<uint8_t>& bytes) { return {bytes.begin(), bytes.end()}; }
+using runner::testing::file_bytes;
 
-std::string file_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string as_text(const std::vector<uint8_t>& bytes) { return {bytes.begin(), bytes.end()}; }
 
 // The names in `dir`, hidden ones included.
 std::set<std::string> folder_entries(const std::filesystem::path& dir) {
@@ -135,16 +137,16 @@ TEST_F(MnistDownloadTest, EveryMirrorFailingIsOneDataErrorWithEachUrlAndReason) 
   DownloadSource from = source({server.url("/a/"), server.url("/b/")});
   std::string hint;
   std::string message = download_error(from, hint);
-  EXPECT_TRUE(contains(message, "could not download " + gz_name(0) + " into " + dir_.string()))
+  EXPECT_THAT(message, HasSubstr("could not download " + gz_name(0) + " into " + dir_.string()))
       << message;
-  EXPECT_TRUE(contains(message, server.url("/a/" + gz_name(0)) + ": HTTP 404")) << message;
-  EXPECT_TRUE(contains(message, server.url("/b/" + gz_name(0)) + ": MD5 mismatch: expected " +
-                                    from.md5[0] + ", got " + md5_hex(wrong)))
+  EXPECT_THAT(message, HasSubstr(server.url("/a/" + gz_name(0)) + ": HTTP 404")) << message;
+  EXPECT_THAT(message, HasSubstr(server.url("/b/" + gz_name(0)) + ": MD5 mismatch: expected " +
+                                 from.md5[0] + ", got " + md5_hex(wrong)))
       << message;
-  EXPECT_FALSE(contains(message, gz_name(1))) << "only the failed file's URLs: " << message;
-  EXPECT_FALSE(contains(message, "\n")) << message;
-  EXPECT_TRUE(contains(hint, "mirrors")) << hint;
-  EXPECT_TRUE(contains(hint, "by hand")) << hint;
+  EXPECT_THAT(message, Not(HasSubstr(gz_name(1)))) << "only the failed file's URLs: " << message;
+  EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
+  EXPECT_THAT(hint, HasSubstr("mirrors")) << hint;
+  EXPECT_THAT(hint, HasSubstr("by hand")) << hint;
   // The three good files are kept; nothing else is left behind.
   EXPECT_EQ(folder_entries(dir_), (std::set<std::string>{gz_name(1), gz_name(2), gz_name(3)}));
 }
@@ -155,13 +157,14 @@ TEST_F(MnistDownloadTest, AnUnreachableMirrorIsTriedOnceAndTheMissingFilesNamedO
   std::string hint;
   std::string message = download_error(source({closed.url("/mnist/")}), hint);
   const std::string refused = ": cannot connect (Connection refused)";
-  EXPECT_TRUE(contains(message, closed.url("/mnist/" + gz_name(0)) + refused)) << message;
-  EXPECT_FALSE(contains(message, gz_name(1))) << "the other files were not tried: " << message;
-  EXPECT_TRUE(contains(message, dir_.string() + " lacks " + kMnistStems[0] + ", " + kMnistStems[1] +
-                                    ", " + kMnistStems[2] + ", " + kMnistStems[3]))
+  EXPECT_THAT(message, HasSubstr(closed.url("/mnist/" + gz_name(0)) + refused)) << message;
+  EXPECT_THAT(message, Not(HasSubstr(gz_name(1)))) << "the other files were not tried: " << message;
+  EXPECT_THAT(message, HasSubstr(dir_.string() + " lacks " + kMnistStems[0] + ", " +
+                                 kMnistStems[1] + ", " + kMnistStems[2] + ", " + kMnistStems[3]))
       << message;
-  EXPECT_TRUE(contains(message, "put those files, plain or .gz, into " + dir_.string())) << message;
-  EXPECT_FALSE(contains(message, "\n")) << message;
+  EXPECT_THAT(message, HasSubstr("put those files, plain or .gz, into " + dir_.string()))
+      << message;
+  EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
   EXPECT_TRUE(folder_entries(dir_).empty()) << "a temporary file was left behind";
 }
 
@@ -170,7 +173,7 @@ TEST_F(MnistDownloadTest, AFailedDownloadLeavesNoFolderItCreated) {
   MnistOptions o = downloading({closed.url("/")});
   o.data_dir = dir_ / "data" / "mnist";
   std::string message = error_message<runner::DataError>([&] { MnistDataset data(o); });
-  EXPECT_TRUE(contains(message, o.data_dir.string() + " lacks " + kMnistStems[0])) << message;
+  EXPECT_THAT(message, HasSubstr(o.data_dir.string() + " lacks " + kMnistStems[0])) << message;
   EXPECT_TRUE(folder_entries(dir_).empty()) << "data/ or data/mnist/ was left behind";
 }
 
@@ -179,8 +182,8 @@ TEST_F(MnistDownloadTest, ALaterFileOfAnUnreachableMirrorNamesOnlyTheFilesStillM
   UnansweredPort closed(/*listening=*/false);
   std::string hint;
   std::string message = download_error(source({closed.url("/")}), hint);
-  EXPECT_TRUE(contains(message, dir_.string() + " lacks " + kMnistStems[1] + ", ")) << message;
-  EXPECT_FALSE(contains(message, kMnistStems[0] + ",")) << message;
+  EXPECT_THAT(message, HasSubstr(dir_.string() + " lacks " + kMnistStems[1] + ", ")) << message;
+  EXPECT_THAT(message, Not(HasSubstr(kMnistStems[0] + ","))) << message;
   EXPECT_EQ(folder_entries(dir_), (std::set<std::string>{gz_name(0)})) << "a folder it had";
 }
 
@@ -201,7 +204,7 @@ TEST_F(MnistDownloadTest, AFolderThatCannotBeCreatedIsADataError) {
   MnistOptions o = downloading({closed.url("/")});
   o.data_dir = dir_ / "a_file" / "mnist";
   std::string message = error_message<runner::DataError>([&] { MnistDataset data(o); });
-  EXPECT_TRUE(contains(message, o.data_dir.string() + ": cannot create the folder")) << message;
+  EXPECT_THAT(message, HasSubstr(o.data_dir.string() + ": cannot create the folder")) << message;
 }
 
 TEST_F(MnistDownloadTest, KeysDefaultToMnistsMirrorsAndSums) {
@@ -221,7 +224,7 @@ TEST_F(MnistDownloadTest, Md5ListOfOtherLengthIsAConfigErrorNamingTheKey) {
   runner::Options o = default_options(dir_);
   o.set("md5", std::vector<std::string>(3, "d41d8cd98f00b204e9800998ecf8427e"));
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "[dataset] md5 needs 4 entries, one per file; it has 3"))
+  EXPECT_THAT(message, HasSubstr("[dataset] md5 needs 4 entries, one per file; it has 3"))
       << message;
 }
 
@@ -231,8 +234,8 @@ TEST_F(MnistDownloadTest, Md5EntryThatIsNotHexIsAConfigErrorNamingTheEntry) {
   sums[2] = "d41d8cd98f00b204e9800998ecf8427z";
   o.set("md5", sums);
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "[dataset] md5 entry 3 (t10k-images-idx3-ubyte.gz)")) << message;
-  EXPECT_TRUE(contains(message, "not 32 hex digits")) << message;
+  EXPECT_THAT(message, HasSubstr("[dataset] md5 entry 3 (t10k-images-idx3-ubyte.gz)")) << message;
+  EXPECT_THAT(message, HasSubstr("not 32 hex digits")) << message;
 }
 
 TEST_F(MnistDownloadTest, Md5InCapitalsIsAcceptedAndComparedInLowerCase) {
@@ -246,10 +249,10 @@ TEST_F(MnistDownloadTest, EmptyMirrorsOrAnEmptyUrlIsAConfigError) {
   runner::Options o = default_options(dir_);
   o.set("mirrors", std::vector<std::string>{});
   std::string message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "[dataset] mirrors is empty")) << message;
+  EXPECT_THAT(message, HasSubstr("[dataset] mirrors is empty")) << message;
   o.set("mirrors", std::vector<std::string>{"http://example.org/", ""});
   message = error_message<runner::ConfigError>([&] { MnistOptions::from(o); });
-  EXPECT_TRUE(contains(message, "[dataset] mirrors holds an empty URL")) << message;
+  EXPECT_THAT(message, HasSubstr("[dataset] mirrors holds an empty URL")) << message;
 }
 
 }  // namespace

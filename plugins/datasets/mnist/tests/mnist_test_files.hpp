@@ -97,10 +97,6 @@ std::string error_message(F&& action) {
   return {};
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // The [dataset] table a run would pass: every key at its default, data_dir = `dir`.
 inline runner::Options default_options(const std::filesystem::path& dir) {
   runner::Options options("dataset");

@@ -1,5 +1,6 @@
 // The random_tokens dataset: token range, determinism per index whatever the batch or thread,
 // different seeds and splits, a split of 10^12 sequences, uniform frequencies, its keys.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 #include <runner/plugin.hpp>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "random_tokens_dataset.hpp"
+
+using ::testing::HasSubstr;
 
 namespace random_tokens {
 namespace {
@@ -147,10 +150,10 @@ TEST(RandomTokens, AnIndexOutsideTheSplitIsRefused) {
   RandomTokensDataset data(small_options(), 1);
   const std::string past_the_end =
       runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::test, {20}); });
-  EXPECT_NE(past_the_end.find("index 20 of a test split of 20"), std::string::npos) << past_the_end;
+  EXPECT_THAT(past_the_end, HasSubstr("index 20 of a test split of 20")) << past_the_end;
   const std::string negative =
       runner::testing::message_of<runner::RunError>([&] { tokens(data, Split::train, {-1}); });
-  EXPECT_NE(negative.find("index -1 of a train split of 50"), std::string::npos) << negative;
+  EXPECT_THAT(negative, HasSubstr("index -1 of a train split of 50")) << negative;
 }
 
 TEST(RandomTokens, RegistersItsKeysWithTheirDefaultsAndRanges) {

@@ -1,22 +1,22 @@
 // The conv_stack model: output shapes, parameter count and FLOPs against formulas for a
 // shallow and a deep stack, one stage per layer, the activation, gradients, refused inputs,
 // the keys.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "conv_stack.hpp"
 #include "model_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace conv_stack {
 namespace {
 
-using model_testing::config_error_of;
-using model_testing::contains;
-using model_testing::FakeOpLibrary;
+using model_testing::conv_parameters;
+using model_testing::linear_parameters;
 
-int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
-  return out * in * kernel * kernel + out;
-}
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+using model_testing::config_error_of;
+using model_testing::FakeOpLibrary;
 
 ConvStackOptions stack(int64_t layers, int64_t channels, int64_t kernel_size = 3) {
   ConvStackOptions options;
@@ -105,7 +105,7 @@ TEST(ConvStack, FusedNeedsRelu) {
   options.activation = "tanh";
   auto error = config_error_of([&] { ConvStack(options, model_testing::context(ops, {1, 4, 4})); });
   ASSERT_TRUE(error);
-  EXPECT_TRUE(contains(error->what(), "fused = true")) << error->what();
+  EXPECT_THAT(error->what(), HasSubstr("fused = true")) << error->what();
 }
 
 TEST(ConvStack, GradientsReachEveryParameter) {
@@ -121,7 +121,7 @@ TEST(ConvStack, RefusesEvenKernelsAndSamplesThatAreNotImages) {
     ConvStack(stack(2, 4, 2), model_testing::context(ops, {1, 8, 8}));
   });
   ASSERT_TRUE(even);
-  EXPECT_TRUE(contains(even->what(), "model conv_stack: kernel_size = 2 is even")) << even->what();
+  EXPECT_THAT(even->what(), HasSubstr("model conv_stack: kernel_size = 2 is even")) << even->what();
   auto flat = config_error_of([&] { ConvStack(stack(2, 4), model_testing::context(ops, {64})); });
   ASSERT_TRUE(flat);
   EXPECT_STREQ(flat->what(), "model conv_stack takes (C, H, W) images; the dataset gives 64");

@@ -1,11 +1,14 @@
 // gpt2's keys and presets, its estimator against the parameter formula and the GPT-2 paper's
 // counts, and the ConfigErrors of bad keys and unsuitable datasets.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <string>
 
 #include "gpt2_test_support.hpp"
+
+using ::testing::HasSubstr;
 
 namespace gpt2 {
 namespace {
@@ -37,10 +40,6 @@ runner::ConfigError config_error_of(const std::function<void()>& action) {
   }
   ADD_FAILURE() << "no ConfigError";
   return runner::ConfigError("");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 struct PresetSizes {
@@ -100,8 +99,8 @@ TEST(Gpt2Options, EstimatorGivesTheKnownCountsOfSmallAndXl) {
 TEST(Gpt2Options, HiddenThatDoesNotDivideByHeadsIsAConfigErrorNamingBoth) {
   runner::Options options = model_options({{"heads", int64_t{3}}});  // tiny: hidden 64
   runner::ConfigError e = config_error_of([&] { estimate_of(options, token_data(100, 8)); });
-  EXPECT_TRUE(contains(e.what(), "hidden = 64")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "heads = 3")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("hidden = 64")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("heads = 3")) << e.what();
   test_support::FakeOpLibrary ops;
   EXPECT_THROW(gpt2_component().make_model(options, test_support::context(ops, token_data(100, 8))),
                runner::ConfigError);
@@ -113,10 +112,10 @@ TEST(Gpt2Options, HiddenThatDoesNotDivideByHeadsIsAConfigErrorNamingBoth) {
 TEST(Gpt2Options, AModelBeyondATrillionParametersIsRefusedWithItsCount) {
   runner::Options deep = model_options({{"layers", int64_t{1000000000}}});
   runner::ConfigError e = config_error_of([&] { estimate_of(deep, token_data(100, 8)); });
-  EXPECT_TRUE(contains(e.what(), "has 5e+13 parameters, more than the 1e12")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("has 5e+13 parameters, more than the 1e12")) << e.what();
   runner::Options wide = model_options({{"hidden", int64_t{1} << 40}, {"heads", int64_t{1}}});
   e = config_error_of([&] { estimate_of(wide, token_data(100, 8)); });
-  EXPECT_TRUE(contains(e.what(), "parameters, more than the 1e12")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("parameters, more than the 1e12")) << e.what();
   test_support::FakeOpLibrary ops;
   EXPECT_THROW(gpt2_component().make_model(deep, test_support::context(ops, token_data(100, 8))),
                runner::ConfigError);
@@ -125,18 +124,18 @@ TEST(Gpt2Options, AModelBeyondATrillionParametersIsRefusedWithItsCount) {
 TEST(Gpt2Options, VocabularyLargerThanTheModelsIsAConfigErrorNamingBoth) {
   runner::ConfigError e =
       config_error_of([&] { estimate_of(model_options(), token_data(1000, 8)); });
-  EXPECT_TRUE(contains(e.what(), "1000")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "vocab_size = 512")) << e.what();
-  EXPECT_TRUE(contains(e.hint(), "model.vocab_size")) << e.hint();
+  EXPECT_THAT(e.what(), HasSubstr("1000")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("vocab_size = 512")) << e.what();
+  EXPECT_THAT(e.hint(), HasSubstr("model.vocab_size")) << e.hint();
   EXPECT_NO_THROW(estimate_of(model_options({{"vocab_size", int64_t{1000}}}), token_data(1000, 8)));
 }
 
 TEST(Gpt2Options, SequencesLongerThanSeqLenAreAConfigErrorNamingBoth) {
   runner::ConfigError e =
       config_error_of([&] { estimate_of(model_options(), token_data(100, 128)); });
-  EXPECT_TRUE(contains(e.what(), "128")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "seq_len = 64")) << e.what();
-  EXPECT_TRUE(contains(e.hint(), "model.seq_len")) << e.hint();
+  EXPECT_THAT(e.what(), HasSubstr("128")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("seq_len = 64")) << e.what();
+  EXPECT_THAT(e.hint(), HasSubstr("model.seq_len")) << e.hint();
   EXPECT_NO_THROW(estimate_of(model_options({{"seq_len", int64_t{128}}}), token_data(100, 128)));
 }
 
@@ -145,14 +144,15 @@ TEST(Gpt2Options, AClassificationDatasetIsAConfigError) {
   images.sample_shape = {1, 28, 28};
   images.num_classes = 10;
   runner::ConfigError e = config_error_of([&] { estimate_of(model_options(), images); });
-  EXPECT_TRUE(contains(e.what(), "language_modeling")) << e.what();
-  EXPECT_TRUE(contains(e.what(), "classification")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("language_modeling")) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("classification")) << e.what();
 }
 
 TEST(Gpt2Options, SamplesThatAreNotTokenSequencesAreAConfigError) {
   runner::DatasetInfo grid = token_data(100, 8);
   grid.sample_shape = {8, 8};
-  EXPECT_TRUE(contains(config_error_of([&] { estimate_of(model_options(), grid); }).what(), "8x8"));
+  EXPECT_THAT(config_error_of([&] { estimate_of(model_options(), grid); }).what(),
+              HasSubstr("8x8"));
   EXPECT_THROW(estimate_of(model_options(), token_data(100, 1)), runner::ConfigError);
 }
 

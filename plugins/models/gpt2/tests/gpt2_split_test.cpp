@@ -2,6 +2,7 @@
 // its MLP columns' part of the whole model's weights, and the split model's logits, loss and
 // gradients are the whole model's.
 #include <ATen/CPUGeneratorImpl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,6 +13,8 @@
 #include "gpt2_parallelize.hpp"
 #include "gpt2_test_support.hpp"
 #include "memory.hpp"
+
+using ::testing::HasSubstr;
 
 namespace gpt2 {
 namespace {
@@ -112,7 +115,7 @@ TEST(Gpt2Split, RanksThatDoNotDivideTheHeadsAreAConfigErrorNamingThem) {
         [&] { parallelize(*model, c.communicator); });
     if (rank == 0) message = text;
   });
-  EXPECT_NE(message.find("heads = 4 do not divide among 3"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("heads = 4 do not divide among 3")) << message;
 }
 
 TEST(Gpt2Split, TheEstimateSaysWhatSplitsAndWhatMustDivide) {

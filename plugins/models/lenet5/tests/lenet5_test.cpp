@@ -1,6 +1,7 @@
 // LeNet-5, classic variant on 1x28x28: output shape, parameter count and FLOPs against
 // formulas written from the architecture, the activation taken from the op library by name,
 // the keys. lenet5_variants_test.cpp covers other image sizes and the cifar variant.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 #include <runner/model_check.hpp>
@@ -9,8 +10,13 @@
 #include "lenet5.hpp"
 #include "model_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace lenet5 {
 namespace {
+
+using model_testing::conv_parameters;
+using model_testing::linear_parameters;
 
 using model_testing::FakeOpLibrary;
 
@@ -23,11 +29,6 @@ std::shared_ptr<LeNet5> seeded_model(const LeNet5Options& options, const FakeOpL
   torch::manual_seed(7);
   return std::make_shared<LeNet5>(options, context(ops));
 }
-
-int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
-  return out * in * kernel * kernel + out;
-}
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
 
 // LibTorch's path: its max pool, and each conv apart from its relu.
 LeNet5Options libtorch_path() {
@@ -196,7 +197,7 @@ TEST(LeNet5, RefusesAnActivationOfTwoInputs) {
   options.activation = "add";
   const std::string message = runner::testing::message_of<runner::ConfigError>(
       [&] { LeNet5 model(options, context(ops)); });
-  EXPECT_NE(message.find("activation = \"add\" takes 2 inputs"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("activation = \"add\" takes 2 inputs")) << message;
 }
 
 TEST(LeNet5, GradientsReachEveryParameter) {

@@ -1,21 +1,21 @@
 // LeNet-5 on other images than 1x28x28: the cifar variant's 3x3 convs, any channels and square
 // size, the in_channels and image_size keys against the dataset, and the images refused.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "lenet5.hpp"
 #include "model_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace lenet5 {
 namespace {
 
-using model_testing::config_error_of;
-using model_testing::contains;
-using model_testing::FakeOpLibrary;
+using model_testing::conv_parameters;
+using model_testing::linear_parameters;
 
-int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
-  return out * in * kernel * kernel + out;
-}
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+using model_testing::config_error_of;
+using model_testing::FakeOpLibrary;
 
 // fc1, fc2, fc3 for `flat` features after the second pool and 10 classes.
 int64_t classifier_parameters(int64_t flat) {
@@ -87,10 +87,10 @@ TEST(LeNet5Variants, SmallestImagesFitAndSmallerOnesAreRefused) {
     });
     ASSERT_TRUE(error) << below;
     std::string minimum = std::to_string(smallest);
-    EXPECT_TRUE(contains(error->what(), "needs images of at least " + minimum + "x" + minimum))
+    EXPECT_THAT(error->what(), HasSubstr("needs images of at least " + minimum + "x" + minimum))
         << error->what();
     std::string given = std::to_string(below);
-    EXPECT_TRUE(contains(error->what(), "1x" + given + "x" + given)) << error->what();
+    EXPECT_THAT(error->what(), HasSubstr("1x" + given + "x" + given)) << error->what();
   }
 }
 
@@ -134,7 +134,7 @@ TEST(LeNet5Variants, RefusesDatasetsThatAreNotImageClassification) {
   EXPECT_TRUE(config_error_of([&] { LeNet5(LeNet5Options{}, tokens); }));
   auto flat = config_error_of([&] { LeNet5(cifar(), model_testing::context(ops, {784})); });
   ASSERT_TRUE(flat);
-  EXPECT_TRUE(contains(flat->what(), "model lenet5 takes (C, H, W) images")) << flat->what();
+  EXPECT_THAT(flat->what(), HasSubstr("model lenet5 takes (C, H, W) images")) << flat->what();
 }
 
 TEST(LeNet5Variants, CifarGradientsReachEveryParameter) {

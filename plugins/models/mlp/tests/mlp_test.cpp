@@ -1,18 +1,20 @@
 // The mlp model: output shapes, parameter count and FLOPs against formulas, the hidden list
 // (empty included), the activation between layers, gradients, the datasets it refuses, the keys.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "mlp.hpp"
 #include "model_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace mlp {
 namespace {
 
-using model_testing::config_error_of;
-using model_testing::contains;
-using model_testing::FakeOpLibrary;
+using model_testing::linear_parameters;
 
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+using model_testing::config_error_of;
+using model_testing::FakeOpLibrary;
 
 MlpOptions with_hidden(std::vector<int64_t> hidden) {
   MlpOptions options;
@@ -73,7 +75,7 @@ TEST(Mlp, RefusesDatasetsWithoutAFixedShapeOrClasses) {
   tokens.data.task = runner::Task::language_modeling;
   auto task = config_error_of([&] { Mlp(MlpOptions{}, tokens); });
   ASSERT_TRUE(task);
-  EXPECT_TRUE(contains(task->what(), "model mlp is a classifier")) << task->what();
+  EXPECT_THAT(task->what(), HasSubstr("model mlp is a classifier")) << task->what();
 }
 
 TEST(Mlp, RefusesUnknownActivationsAndOpsOfTwoInputs) {

@@ -1,21 +1,21 @@
 // The simple_conv model: output shapes, parameter count and FLOPs against formulas, the
 // kernel size keeping the image size, the activation, gradients, refused inputs, the keys.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "model_testing.hpp"
 #include "simple_conv.hpp"
 
+using ::testing::HasSubstr;
+
 namespace simple_conv {
 namespace {
 
-using model_testing::config_error_of;
-using model_testing::contains;
-using model_testing::FakeOpLibrary;
+using model_testing::conv_parameters;
+using model_testing::linear_parameters;
 
-int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
-  return out * in * kernel * kernel + out;
-}
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+using model_testing::config_error_of;
+using model_testing::FakeOpLibrary;
 
 SimpleConvOptions small(int64_t kernel_size = 3) {
   SimpleConvOptions options;
@@ -80,7 +80,7 @@ TEST(SimpleConv, RefusesEvenKernelsImagesTooSmallToPoolAndFlatSamples) {
     SimpleConv(small(4), model_testing::context(ops, {1, 8, 8}));
   });
   ASSERT_TRUE(even);
-  EXPECT_TRUE(contains(even->what(), "kernel_size = 4 is even")) << even->what();
+  EXPECT_THAT(even->what(), HasSubstr("kernel_size = 4 is even")) << even->what();
   auto thin = config_error_of([&] { SimpleConv(small(), model_testing::context(ops, {1, 1, 8})); });
   ASSERT_TRUE(thin);
   EXPECT_STREQ(thin->what(),
@@ -88,7 +88,7 @@ TEST(SimpleConv, RefusesEvenKernelsImagesTooSmallToPoolAndFlatSamples) {
                "gives 1x1x8");
   auto flat = config_error_of([&] { SimpleConv(small(), model_testing::context(ops, {784})); });
   ASSERT_TRUE(flat);
-  EXPECT_TRUE(contains(flat->what(), "model simple_conv takes (C, H, W) images")) << flat->what();
+  EXPECT_THAT(flat->what(), HasSubstr("model simple_conv takes (C, H, W) images")) << flat->what();
 }
 
 TEST(SimpleConv, RegistersSimpleConvWithItsKeys) {

@@ -16,6 +16,12 @@
 
 namespace model_testing {
 
+// Parameters of a square conv with bias, and of a linear layer with bias.
+inline int64_t conv_parameters(int64_t in, int64_t out, int64_t kernel) {
+  return out * in * kernel * kernel + out;
+}
+inline int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
+
 // An op that applies `function` and counts its calls.
 class CountingOp : public runner::Op {
  public:
@@ -125,10 +131,6 @@ inline std::optional<runner::ConfigError> config_error_of(const std::function<vo
     return e;
   }
   return std::nullopt;
-}
-
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // Runs forward and backward of the loss on `inputs` (in training mode) and returns the names

@@ -1,15 +1,17 @@
 // The helpers the image models share: the dataset checks and their messages, the activation
 // lookup, the activation module, and the multiply-add counts against formulas.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "image_model.hpp"
 #include "model_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace model_support {
 namespace {
 
 using model_testing::config_error_of;
-using model_testing::contains;
 using model_testing::FakeOpLibrary;
 
 runner::DatasetInfo classification(std::vector<int64_t> shape, int64_t classes = 10) {
@@ -44,8 +46,8 @@ TEST(ModelSupport, RequireImagesRefusesOtherShapesNamingModelAndShape) {
   for (std::vector<int64_t> shape : {std::vector<int64_t>{784}, {1, 28, 28, 1}, {1, 0, 28}, {}}) {
     auto error = config_error_of([&] { require_images("vgg", classification(shape)); });
     ASSERT_TRUE(error) << shape_text(shape);
-    EXPECT_TRUE(contains(error->what(), "model vgg takes (C, H, W) images")) << error->what();
-    EXPECT_TRUE(contains(error->what(), shape_text(shape))) << error->what();
+    EXPECT_THAT(error->what(), HasSubstr("model vgg takes (C, H, W) images")) << error->what();
+    EXPECT_THAT(error->what(), HasSubstr(shape_text(shape))) << error->what();
     EXPECT_FALSE(error->hint().empty());
   }
 }
@@ -79,7 +81,7 @@ TEST(ModelSupport, ActivationOpComesFromTheLibraryAndTakesOneInput) {
   EXPECT_STREQ(unknown->what(), "no op named 'gelu'");
   auto binary = config_error_of([&] { activation_op("add", context); });
   ASSERT_TRUE(binary);
-  EXPECT_TRUE(contains(binary->what(), "takes 2 inputs")) << binary->what();
+  EXPECT_THAT(binary->what(), HasSubstr("takes 2 inputs")) << binary->what();
 }
 
 TEST(ModelSupport, ActivationModuleAppliesTheOpInASequential) {

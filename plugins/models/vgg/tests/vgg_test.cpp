@@ -1,23 +1,26 @@
 // The vgg model: channels per block, output shapes, parameter count and FLOPs against
 // formulas (VGG-16 included), BatchNorm and dropout by key, the activation, gradients, images
 // too small for the pools, the keys.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "model_testing.hpp"
 #include "vgg.hpp"
 
+using ::testing::HasSubstr;
+
 namespace vgg {
 namespace {
 
+using model_testing::linear_parameters;
+
 using model_testing::config_error_of;
-using model_testing::contains;
 using model_testing::FakeOpLibrary;
 
 // A 3x3 conv with BatchNorm (no bias; BatchNorm's weight and bias) or without (a bias).
 int64_t conv_parameters(int64_t in, int64_t out, bool batch_norm) {
   return out * in * 3 * 3 + (batch_norm ? 2 * out : out);
 }
-int64_t linear_parameters(int64_t in, int64_t out) { return in * out + out; }
 
 // width 4, blocks [1, 2], classifier_hidden 16: on 3x8x8 the classifier gets 8 x 2 x 2.
 VggOptions small() {
@@ -143,7 +146,7 @@ TEST(Vgg, ImagesTooSmallForThePoolsSayHowManyFit) {
   EXPECT_EQ(mnist->hint(), "shorten blocks to 4 or fewer entries, or use larger images");
   auto narrow = config_error_of([&] { Vgg(small(), model_testing::context(ops, {3, 32, 3})); });
   ASSERT_TRUE(narrow);
-  EXPECT_TRUE(contains(narrow->what(), "3x32x3 images fit 1 pool")) << narrow->what();
+  EXPECT_THAT(narrow->what(), HasSubstr("3x32x3 images fit 1 pool")) << narrow->what();
   VggOptions one_block = small();
   one_block.blocks = {1};
   auto dot = config_error_of([&] { Vgg(one_block, model_testing::context(ops, {1, 1, 1})); });
@@ -160,7 +163,7 @@ TEST(Vgg, RefusesNoBlocksAndSamplesThatAreNotImages) {
   EXPECT_STREQ(empty->what(), "model vgg needs at least one block; blocks = []");
   auto flat = config_error_of([&] { Vgg(small(), model_testing::context(ops, {3072})); });
   ASSERT_TRUE(flat);
-  EXPECT_TRUE(contains(flat->what(), "model vgg takes (C, H, W) images")) << flat->what();
+  EXPECT_THAT(flat->what(), HasSubstr("model vgg takes (C, H, W) images")) << flat->what();
 }
 
 TEST(Vgg, RegistersVggWithItsKeys) {

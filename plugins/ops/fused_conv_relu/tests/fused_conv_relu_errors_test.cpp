@@ -1,6 +1,7 @@
 // fused_conv_relu's failure paths (each a one-line error of the right class naming the bad
 // value) and its CUDA side: against the reference on a GPU, or the refusal of a build
 // without CUDA.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 
@@ -11,10 +12,11 @@
 #include "conv_test_support.hpp"
 #include "op_testing.hpp"
 
+using ::testing::HasSubstr;
+
 namespace fused_conv_relu {
 namespace {
 
-using op_testing::contains;
 using op_testing::message_of;
 
 class FusedConvReluErrorsTest : public ::testing::Test {
@@ -34,30 +36,32 @@ class FusedConvReluErrorsTest : public ::testing::Test {
 
 TEST_F(FusedConvReluErrorsTest, XOfAnotherRankIsRefusedWithItsShape) {
   const std::string message = run_error({torch::randn({3, 8, 8}), w_, b_});
-  EXPECT_TRUE(contains(message, "fused_conv_relu: x must be 4-D (N, C, H, W), got shape [3, 8, 8]"))
+  EXPECT_THAT(message,
+              HasSubstr("fused_conv_relu: x must be 4-D (N, C, H, W), got shape [3, 8, 8]"))
       << message;
 }
 
 TEST_F(FusedConvReluErrorsTest, WeightOfAnotherRankIsRefused) {
   const std::string message = run_error({x_, torch::randn({4, 27}), b_});
-  EXPECT_TRUE(contains(message, "weight must be 4-D (O, C, kh, kw), got shape [4, 27]")) << message;
+  EXPECT_THAT(message, HasSubstr("weight must be 4-D (O, C, kh, kw), got shape [4, 27]"))
+      << message;
 }
 
 TEST_F(FusedConvReluErrorsTest, ChannelMismatchNamesBothCounts) {
   const std::string message = run_error({x_, torch::randn({4, 5, 3, 3}), b_});
-  EXPECT_TRUE(contains(message, "x has 3 channels but weight [4, 5, 3, 3] expects 5")) << message;
+  EXPECT_THAT(message, HasSubstr("x has 3 channels but weight [4, 5, 3, 3] expects 5")) << message;
 }
 
 TEST_F(FusedConvReluErrorsTest, BiasOfTheWrongSizeIsRefused) {
   const std::string message = run_error({x_, w_, torch::randn({5})});
-  EXPECT_TRUE(contains(message, "bias must have shape [4] (one per output channel), got [5]"))
+  EXPECT_THAT(message, HasSubstr("bias must have shape [4] (one per output channel), got [5]"))
       << message;
-  EXPECT_TRUE(contains(run_error({x_, w_, torch::randn({4, 1})}), "got [4, 1]"));
+  EXPECT_THAT(run_error({x_, w_, torch::randn({4, 1})}), HasSubstr("got [4, 1]"));
 }
 
 TEST_F(FusedConvReluErrorsTest, KernelLargerThanThePaddedInputIsRefused) {
   const std::string message = run_error({torch::randn({1, 3, 2, 9}), w_, b_});
-  EXPECT_TRUE(contains(message, "the 3x3 kernel is larger than the padded input 2x9")) << message;
+  EXPECT_THAT(message, HasSubstr("the 3x3 kernel is larger than the padded input 2x9")) << message;
   runner::OpAttributes padding;
   padding.set("padding", {1, 0});
   EXPECT_NO_THROW(op_.forward({torch::randn({1, 3, 2, 9}), w_, b_}, padding));
@@ -67,7 +71,7 @@ TEST_F(FusedConvReluErrorsTest, UnknownAttributeIsAConfigErrorListingTheKnownOne
   runner::OpAttributes attributes;
   attributes.set("dilation", {2, 2});
   const std::string message = config_error(attributes);
-  EXPECT_TRUE(contains(message, "unknown attribute \"dilation\" (known: padding, stride)"))
+  EXPECT_THAT(message, HasSubstr("unknown attribute \"dilation\" (known: padding, stride)"))
       << message;
 }
 
@@ -75,29 +79,30 @@ TEST_F(FusedConvReluErrorsTest, AttributeOfTheWrongLengthIsAConfigError) {
   runner::OpAttributes attributes;
   attributes.set("stride", {1, 1, 1});
   const std::string message = config_error(attributes);
-  EXPECT_TRUE(contains(message, "attribute \"stride\" needs 2 values {h, w}, got 3")) << message;
+  EXPECT_THAT(message, HasSubstr("attribute \"stride\" needs 2 values {h, w}, got 3")) << message;
 }
 
 TEST_F(FusedConvReluErrorsTest, NegativePaddingAndZeroStrideAreConfigErrors) {
   runner::OpAttributes negative;
   negative.set("padding", {1, -1});
-  EXPECT_TRUE(contains(config_error(negative), "attribute \"padding\" must be at least 0, got -1"));
+  EXPECT_THAT(config_error(negative),
+              HasSubstr("attribute \"padding\" must be at least 0, got -1"));
   runner::OpAttributes zero;
   zero.set("stride", {0, 1});
-  EXPECT_TRUE(contains(config_error(zero), "attribute \"stride\" must be at least 1, got 0"));
+  EXPECT_THAT(config_error(zero), HasSubstr("attribute \"stride\" must be at least 1, got 0"));
 }
 
 TEST_F(FusedConvReluErrorsTest, OnlyFloatAndDoubleOfOneDtypeAreAccepted) {
   const std::string integers =
       run_error({x_.to(torch::kInt), w_.to(torch::kInt), b_.to(torch::kInt)});
-  EXPECT_TRUE(contains(integers, "supports float32 and float64 tensors, x is Int")) << integers;
+  EXPECT_THAT(integers, HasSubstr("supports float32 and float64 tensors, x is Int")) << integers;
   const std::string mixed = run_error({x_, w_.to(torch::kDouble), b_});
-  EXPECT_TRUE(contains(mixed, "weight is Double but x is Float")) << mixed;
+  EXPECT_THAT(mixed, HasSubstr("weight is Double but x is Float")) << mixed;
 }
 
 TEST_F(FusedConvReluErrorsTest, AnotherNumberOfInputsIsRefused) {
   const std::string message = run_error({x_, w_});
-  EXPECT_TRUE(contains(message, "takes 3 inputs {x, weight, bias}, got 2")) << message;
+  EXPECT_THAT(message, HasSubstr("takes 3 inputs {x, weight, bias}, got 2")) << message;
 }
 
 TEST_F(FusedConvReluErrorsTest, MatchesTheReferenceOnTheGpu) {
@@ -119,8 +124,8 @@ TEST_F(FusedConvReluErrorsTest, ABuildWithoutCudaRefusesGpuTensorsWithTheReason)
   const ConvShape shape;
   const std::string message =
       message_of<runner::RunError>([&] { conv_relu_forward_cuda(x_, w_, b_, shape); });
-  EXPECT_TRUE(contains(message, "fused_conv_relu: this runner was built without CUDA")) << message;
-  EXPECT_TRUE(contains(message, "the tensor is on cpu")) << message;
+  EXPECT_THAT(message, HasSubstr("fused_conv_relu: this runner was built without CUDA")) << message;
+  EXPECT_THAT(message, HasSubstr("the tensor is on cpu")) << message;
 }
 
 }  // namespace

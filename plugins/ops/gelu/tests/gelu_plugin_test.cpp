@@ -1,5 +1,6 @@
 // The plugin's registration and key, the host's schema validation of [ops.gelu], and the
 // errors a user can cause: a bad `approximate`, a tensor of the wrong dtype.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 #include <runner/errors.hpp>
@@ -13,12 +14,11 @@
 #include "gelu_op.hpp"
 #include "gelu_test_support.hpp"
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 namespace gelu {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 const runner::Component& registered_gelu() {
   static const runner::PluginBuilder plugin = [] {
@@ -82,9 +82,9 @@ TEST(GeluPlugin, TheSchemaRefusesAnUnknownApproximate) {
     validated("approximate = \"erf\"");
     FAIL() << "approximate = \"erf\" was accepted";
   } catch (const runner::ConfigError& e) {
-    EXPECT_TRUE(contains(e.what(), "ops.gelu.approximate")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "\"erf\"")) << e.what();
-    EXPECT_TRUE(contains(e.hint(), "none, tanh, sigmoid")) << e.hint();
+    EXPECT_THAT(e.what(), HasSubstr("ops.gelu.approximate")) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("\"erf\"")) << e.what();
+    EXPECT_THAT(e.hint(), HasSubstr("none, tanh, sigmoid")) << e.hint();
   }
   EXPECT_THROW(validated("approximate = true"), runner::ConfigError);
 }
@@ -109,9 +109,9 @@ TEST(GeluPlugin, AnIntegerTensorIsRefusedNamingItsDtype) {
       FAIL() << c10::toString(dtype) << " was accepted";
     } catch (const runner::Error& e) {
       EXPECT_EQ(e.error_class(), runner::ErrorClass::runtime);
-      EXPECT_TRUE(contains(e.what(), "gelu: input dtype")) << e.what();
-      EXPECT_TRUE(contains(e.what(), c10::toString(dtype))) << e.what();
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      EXPECT_THAT(e.what(), HasSubstr("gelu: input dtype")) << e.what();
+      EXPECT_THAT(e.what(), HasSubstr(c10::toString(dtype))) << e.what();
+      EXPECT_THAT(std::string(e.what()), Not(HasSubstr("\n"))) << e.what();
     }
   }
 }

@@ -1,5 +1,6 @@
 // max_pool2d's failure paths (each a one-line error of the right class naming the bad value)
 // and its CUDA side: against the reference on a GPU, or the refusal of a build without CUDA.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner/errors.hpp>
 
@@ -10,10 +11,11 @@
 #include "op_testing.hpp"
 #include "pool_backends.hpp"
 
+using ::testing::HasSubstr;
+
 namespace max_pool2d {
 namespace {
 
-using op_testing::contains;
 using op_testing::message_of;
 
 class MaxPool2dErrorsTest : public ::testing::Test {
@@ -36,52 +38,52 @@ class MaxPool2dErrorsTest : public ::testing::Test {
 
 TEST_F(MaxPool2dErrorsTest, XOfAnotherRankIsRefusedWithItsShape) {
   const std::string flat = run_error({torch::randn({8, 8})});
-  EXPECT_TRUE(contains(flat, "max_pool2d: x must be (N, C, H, W) or (C, H, W), got shape [8, 8]"))
+  EXPECT_THAT(flat, HasSubstr("max_pool2d: x must be (N, C, H, W) or (C, H, W), got shape [8, 8]"))
       << flat;
-  EXPECT_TRUE(contains(run_error({torch::randn({1, 2, 3, 8, 8})}), "got shape [1, 2, 3, 8, 8]"));
+  EXPECT_THAT(run_error({torch::randn({1, 2, 3, 8, 8})}), HasSubstr("got shape [1, 2, 3, 8, 8]"));
 }
 
 TEST_F(MaxPool2dErrorsTest, WindowLargerThanThePaddedInputIsRefused) {
   const std::string message = run_error({torch::randn({1, 1, 2, 9})}, with("kernel_size", {3, 3}));
-  EXPECT_TRUE(contains(message, "the 3x3 window is larger than the padded input 2x9")) << message;
+  EXPECT_THAT(message, HasSubstr("the 3x3 window is larger than the padded input 2x9")) << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, UnknownAttributeIsAConfigErrorListingTheKnownOnes) {
   const std::string message = config_error(with("dilation", {2, 2}));
-  EXPECT_TRUE(
-      contains(message, "unknown attribute \"dilation\" (known: kernel_size, padding, stride)"))
+  EXPECT_THAT(message,
+              HasSubstr("unknown attribute \"dilation\" (known: kernel_size, padding, stride)"))
       << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, AttributeOfTheWrongLengthIsAConfigError) {
   const std::string message = config_error(with("kernel_size", {3}));
-  EXPECT_TRUE(contains(message, "attribute \"kernel_size\" needs 2 values {h, w}, got 1"))
+  EXPECT_THAT(message, HasSubstr("attribute \"kernel_size\" needs 2 values {h, w}, got 1"))
       << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, ValuesOutOfRangeAreConfigErrors) {
-  EXPECT_TRUE(contains(config_error(with("kernel_size", {0, 2})),
-                       "attribute \"kernel_size\" must be at least 1, got 0"));
-  EXPECT_TRUE(contains(config_error(with("stride", {2, -1})),
-                       "attribute \"stride\" must be at least 1, got -1"));
-  EXPECT_TRUE(contains(config_error(with("padding", {-1, 0})),
-                       "attribute \"padding\" must be at least 0, got -1"));
+  EXPECT_THAT(config_error(with("kernel_size", {0, 2})),
+              HasSubstr("attribute \"kernel_size\" must be at least 1, got 0"));
+  EXPECT_THAT(config_error(with("stride", {2, -1})),
+              HasSubstr("attribute \"stride\" must be at least 1, got -1"));
+  EXPECT_THAT(config_error(with("padding", {-1, 0})),
+              HasSubstr("attribute \"padding\" must be at least 0, got -1"));
 }
 
 TEST_F(MaxPool2dErrorsTest, PaddingOverHalfTheKernelIsAConfigError) {
   const std::string message = config_error(with("padding", {0, 2}));
-  EXPECT_TRUE(contains(message, "attribute \"padding\" 2 is more than half the kernel size 2"))
+  EXPECT_THAT(message, HasSubstr("attribute \"padding\" 2 is more than half the kernel size 2"))
       << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, OnlyFloatAndDoubleAreAccepted) {
   const std::string message = run_error({x_.to(torch::kLong)});
-  EXPECT_TRUE(contains(message, "supports float32 and float64 tensors, x is Long")) << message;
+  EXPECT_THAT(message, HasSubstr("supports float32 and float64 tensors, x is Long")) << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, AnotherNumberOfInputsIsRefused) {
   const std::string message = run_error({x_, x_});
-  EXPECT_TRUE(contains(message, "takes 1 input {x}, got 2")) << message;
+  EXPECT_THAT(message, HasSubstr("takes 1 input {x}, got 2")) << message;
 }
 
 TEST_F(MaxPool2dErrorsTest, MatchesTheReferenceOnTheGpu) {
@@ -109,8 +111,8 @@ TEST_F(MaxPool2dErrorsTest, ABuildWithoutCudaRefusesGpuTensorsWithTheReason) {
   const PoolShape shape;
   const std::string message =
       message_of<runner::RunError>([&] { max_pool_forward_cuda(x_, shape); });
-  EXPECT_TRUE(contains(message, "max_pool2d: this runner was built without CUDA")) << message;
-  EXPECT_TRUE(contains(message, "the tensor is on cpu")) << message;
+  EXPECT_THAT(message, HasSubstr("max_pool2d: this runner was built without CUDA")) << message;
+  EXPECT_THAT(message, HasSubstr("the tensor is on cpu")) << message;
 }
 
 }  // namespace

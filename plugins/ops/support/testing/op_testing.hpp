@@ -11,8 +11,4 @@ namespace op_testing {
 // The message of the `E` that a call throws; a test failure when it throws none.
 using runner::testing::message_of;
 
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 }  // namespace op_testing

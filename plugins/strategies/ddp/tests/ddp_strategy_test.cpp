@@ -1,9 +1,12 @@
 // Tests of ddp against one process on the whole batch: micro-batches, buckets, buffers, shards.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/in_process_ranks.hpp>
 #include "../ddp_strategy.hpp"
 #include "tiny_model.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -58,7 +61,7 @@ TEST(Ddp, KeysFollowTheHostsAndDefaultToTheOptionsStruct) {
                                       "drop_last", "buffers"}));
   EXPECT_EQ(std::get<double>(*schema.find("bucket_mb")->default_value), DdpOptions{}.bucket_mb);
   EXPECT_EQ(std::get<bool>(*schema.find("drop_last")->default_value), false);
-  EXPECT_NE(schema.find("drop_last")->doc.find("among the ranks"), std::string::npos);
+  EXPECT_THAT(schema.find("drop_last")->doc, HasSubstr("among the ranks"));
   Options options("strategy");
   options.set("bucket_mb", 0.5);
   options.set("overlap", false);

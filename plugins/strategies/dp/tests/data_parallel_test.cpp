@@ -2,10 +2,13 @@
 // gathering and gradient summing are checked against plain one-device training.
 #include "data_parallel.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner_testing/error_message.hpp>
 
 #include "tiny_classifier.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::strategies {
 namespace {
@@ -226,8 +229,8 @@ TEST(DataParallel, AReplicaUnlikeTheMasterIsRefused) {
   master->to(torch::kFloat64);  // make_model still builds float32 models
   const std::string message = runner::testing::message_of<RunError>(
       [&] { DataParallel dp(cpus(2), context_for(master, torch::kCPU)); });
-  EXPECT_NE(message.find("replica tensor first.weight differs from the master's first.weight"),
-            std::string::npos)
+  EXPECT_THAT(message,
+              HasSubstr("replica tensor first.weight differs from the master's first.weight"))
       << message;
 }
 

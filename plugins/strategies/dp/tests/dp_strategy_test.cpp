@@ -1,10 +1,13 @@
 // The plugin's side of dp: its keys, the devices it picks, and the runs it refuses.
 #include "dp_strategy.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "device_selection.hpp"
 #include "tiny_classifier.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::strategies {
 namespace {
@@ -46,23 +49,22 @@ TEST(DpStrategy, TheDevicesKeyIsAListOfIndicesEveryDeviceByDefault) {
 
 TEST(DpStrategy, ADeviceListedTwiceIsAConfigError) {
   std::string message = config_error_of([] { make_dp_strategy(devices_key({0, 1, 0})); });
-  EXPECT_NE(message.find("strategy.devices = [0, 1, 0]"), std::string::npos) << message;
-  EXPECT_NE(message.find("device 0 appears twice"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("strategy.devices = [0, 1, 0]")) << message;
+  EXPECT_THAT(message, HasSubstr("device 0 appears twice")) << message;
 }
 
 TEST(DpStrategy, AnIndexOutOfRangeIsAConfigError) {
   std::string message = config_error_of([] { select_cuda_devices({0, 4}, 2, 0); });
-  EXPECT_NE(message.find("strategy.devices = [0, 4]"), std::string::npos) << message;
-  EXPECT_NE(message.find("device 4 is out of range"), std::string::npos) << message;
-  EXPECT_NE(message.find("0 to 1"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("strategy.devices = [0, 4]")) << message;
+  EXPECT_THAT(message, HasSubstr("device 4 is out of range")) << message;
+  EXPECT_THAT(message, HasSubstr("0 to 1")) << message;
   message = config_error_of([] { select_cuda_devices({0, -1}, 2, 0); });
-  EXPECT_NE(message.find("device -1 is out of range"), std::string::npos) << message;
+  EXPECT_THAT(message, HasSubstr("device -1 is out of range")) << message;
 }
 
 TEST(DpStrategy, AListNotStartingWithTheTrainingDeviceIsAConfigError) {
   std::string message = config_error_of([] { select_cuda_devices({1, 0}, 2, 0); });
-  EXPECT_NE(message.find("strategy.devices = [1, 0] must start with 0"), std::string::npos)
-      << message;
+  EXPECT_THAT(message, HasSubstr("strategy.devices = [1, 0] must start with 0")) << message;
 }
 
 TEST(DpStrategy, AnEmptyListTakesEveryVisibleDeviceInOrder) {
@@ -92,7 +94,7 @@ void expect_skipped_before_building(torch::Device device) {
   } catch (const RunSkipped& e) {
     const std::string expected = "strategy dp needs at least 2 CUDA devices; this machine has " +
                                  std::to_string(cuda_devices()) + " CUDA device";
-    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    EXPECT_THAT(std::string(e.what()), HasSubstr(expected)) << e.what();
     EXPECT_FALSE(e.hint().empty());
   }
   EXPECT_EQ(built, 0);

@@ -1,9 +1,12 @@
 // Tests of pipeline's plan: stages' layers and micro-batches, pipelines, zero_stage, tied weights.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/table_defaults.hpp>
 #include "../pipeline_plan.hpp"
 #include "../pipeline_strategy.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -69,7 +72,7 @@ TEST(PipelinePlan, ZeroStageOneHalvesTheStateOverTwoPipelines) {
   EXPECT_DOUBLE_EQ(whole.ranks[0].optimizer_state, 4.0 * (2 * 2000 + 1000));
   EXPECT_DOUBLE_EQ(sharded.ranks[0].optimizer_state, 4.0 * (2 * 2000 + 1000) / 2);
   EXPECT_DOUBLE_EQ(sharded.ranks[0].parameters, whole.ranks[0].parameters);
-  EXPECT_NE(sharded.notes.find("optimizer state sharded"), std::string::npos) << sharded.notes;
+  EXPECT_THAT(sharded.notes, HasSubstr("optimizer state sharded")) << sharded.notes;
   // One pipeline: nothing to shard over.
   EXPECT_DOUBLE_EQ(
       strategies::plan_pipeline(pipeline("1f1b", 1), four_layers(2, 2)).ranks[0].optimizer_state,

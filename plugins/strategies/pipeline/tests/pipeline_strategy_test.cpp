@@ -1,11 +1,14 @@
 // pipeline against one process training on the whole batch: the same losses and weights with
 // either schedule, micro-batches and checkpointing, 2 or 3 stages, and 2 pipelines as
 // data-parallel replicas; on a model whose head reads the first layer's weight (tied).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/in_process_ranks.hpp>
 #include <runner_testing/layered_model.hpp>
 #include "../pipeline_strategy.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -222,8 +225,8 @@ TEST(Pipeline, StagesThatDoNotDivideTheRanksAreRefused) {
       pipeline.setup(context);
       ADD_FAILURE() << "2 stages on 3 ranks";
     } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("strategy.stages = 2 does not divide the 3 ranks"),
-                std::string::npos)
+      EXPECT_THAT(std::string(e.what()),
+                  HasSubstr("strategy.stages = 2 does not divide the 3 ranks"))
           << e.what();
     }
     c.communicator->barrier();  // no rank leaves while another still connects

@@ -1,11 +1,14 @@
 // Checkpointed layers against the same layers run plainly: same outputs, losses and
 // gradients (dropout included), the random-number state left as a plain run leaves it.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner/strategies/checkpoint.hpp>
 #include <runner/strategies/training_step.hpp>
 
 #include <runner_testing/layered_model.hpp>
+
+using ::testing::HasSubstr;
 
 namespace runner::strategies {
 namespace {
@@ -73,7 +76,9 @@ TEST(Checkpoint, TheLayerKeepsNoActivationsOnlyItsInput) {
   const auto& node = y.grad_fn();
   ASSERT_NE(node, nullptr);
   for (const auto& edge : node->next_edges())
-    if (edge.function) EXPECT_EQ(edge.function->name(), "torch::autograd::AccumulateGrad");
+    if (edge.function) {
+      EXPECT_EQ(edge.function->name(), "torch::autograd::AccumulateGrad");
+    }
   y.sum().backward();
   EXPECT_TRUE(x.grad().defined());
   EXPECT_TRUE(layer->linear_->weight.grad().defined());
@@ -87,7 +92,7 @@ TEST(Checkpoint, AModelWithoutLayersIsRefusedWithTheKey) {
     check_layers_for_checkpointing(model, techniques);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("train.activation_checkpointing"), std::string::npos);
+    EXPECT_THAT(std::string(e.what()), HasSubstr("train.activation_checkpointing"));
   }
   techniques.checkpoint_layers = false;
   EXPECT_NO_THROW(check_layers_for_checkpointing(model, techniques));

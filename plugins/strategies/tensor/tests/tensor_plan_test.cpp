@@ -1,11 +1,14 @@
 // The plan of `tensor`: the split parts of each layer divided by the degree, the rest whole,
 // and the degree checked against the model's sizes and the ranks.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner/strategies/replica_plan.hpp>
 
 #include <runner_testing/error_message.hpp>
 #include "../tensor_plan.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -56,25 +59,20 @@ TEST(TensorPlan, SplitPartsAreDividedByTheDegreeAndTheRestKeptWhole) {
 TEST(TensorPlan, ADegreeThatDoesNotDivideASizeNamesIt) {
   const std::string message =
       message_of<ConfigError>([] { split_estimate(two_layers(), two_layers_split(), 5); });
-  EXPECT_NE(message.find("strategy.degree = 5 does not divide the model's heads = 12"),
-            std::string::npos)
+  EXPECT_THAT(message, HasSubstr("strategy.degree = 5 does not divide the model's heads = 12"))
       << message;
 }
 
 TEST(TensorPlan, AModelWithoutASplitIsRefused) {
-  EXPECT_NE(message_of<ConfigError>([] {
-              split_estimate(two_layers(), std::nullopt, 2);
-            }).find("does not say how it splits"),
-            std::string::npos);
+  EXPECT_THAT(message_of<ConfigError>([] { split_estimate(two_layers(), std::nullopt, 2); }),
+              HasSubstr("does not say how it splits"));
 }
 
 TEST(TensorPlan, ASplitListingOtherLayersThanTheEstimateIsRefusedWithBothCounts) {
   SplitEstimate one_layer = two_layers_split();
   one_layer.layers.pop_back();
-  EXPECT_NE(message_of<ConfigError>([&] {
-              split_estimate(two_layers(), one_layer, 2);
-            }).find("the model's split lists 1 layers, its estimate 2"),
-            std::string::npos);
+  EXPECT_THAT(message_of<ConfigError>([&] { split_estimate(two_layers(), one_layer, 2); }),
+              HasSubstr("the model's split lists 1 layers, its estimate 2"));
 }
 
 TEST(TensorPlan, EachRankHoldsTheSplitReplicaAndReplicasAnAveragingCopy) {
@@ -106,10 +104,8 @@ TEST(TensorPlan, ADegreeThatDoesNotDivideTheRanksIsRefused) {
   input.model = two_layers();
   input.tensor_split = two_layers_split();
   input.world_size = 3;
-  EXPECT_NE(message_of<ConfigError>([&] {
-              plan_tensor(tensor_options(2), input);
-            }).find("does not divide the 3 ranks"),
-            std::string::npos);
+  EXPECT_THAT(message_of<ConfigError>([&] { plan_tensor(tensor_options(2), input); }),
+              HasSubstr("does not divide the 3 ranks"));
 }
 
 }  // namespace

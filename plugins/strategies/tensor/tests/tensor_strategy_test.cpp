@@ -1,6 +1,7 @@
 // tensor against one process training the whole model on the whole batch: the same losses and
 // the same weights, each rank holding its part, alone and in a mesh with data parallelism,
 // with micro-batches, checkpointing and clipping.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,6 +11,8 @@
 #include <runner_testing/layered_model.hpp>
 #include "../tensor_strategy.hpp"
 #include "split_model.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -206,13 +209,12 @@ std::string setup_error(int degree, int world, bool splittable) {
 }
 
 TEST(Tensor, ADegreeThatDoesNotDivideTheRanksIsAConfigError) {
-  EXPECT_NE(setup_error(2, 3, true).find("strategy.degree = 2 does not divide the 3 ranks"),
-            std::string::npos);
+  EXPECT_THAT(setup_error(2, 3, true),
+              HasSubstr("strategy.degree = 2 does not divide the 3 ranks"));
 }
 
 TEST(Tensor, AModelThatCannotSplitIsAConfigError) {
-  EXPECT_NE(setup_error(2, 2, false).find("cannot be split for tensor parallelism"),
-            std::string::npos);
+  EXPECT_THAT(setup_error(2, 2, false), HasSubstr("cannot be split for tensor parallelism"));
 }
 
 }  // namespace

@@ -1,30 +1,22 @@
 // The host-offloaded optimizer steps host copies of the masters exactly as the optimizer would
 // step the masters, and leaves no state beside the masters.
-#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <runner/strategies/state_pieces.hpp>
 
 #include "../host_optimizer.hpp"
+#include "runner_testing/layered_model.hpp"
+#include "seeded_gradients.hpp"
 
 namespace runner::testing {
 namespace {
 
 using strategies::HostOptimizer;
-
-std::unique_ptr<torch::optim::Optimizer> adam(std::vector<torch::Tensor> params) {
-  return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(1e-2));
-}
+using strategies::testing::adam;
 
 std::vector<torch::Tensor> leaves(uint64_t seed) {
   torch::manual_seed(seed);
   return {torch::randn({7}).requires_grad_(true), torch::randn({3, 2}).requires_grad_(true)};
-}
-
-// Gradients of step `step`, the same for both sets of masters.
-void give_gradients(const std::vector<torch::Tensor>& masters, int step) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(100 + step);
-  for (const auto& m : masters) m.mutable_grad() = torch::randn(m.sizes(), generator);
 }
 
 TEST(HostOptimizer, StepsAsTheOptimizerWouldAndKeepsItsStateOnTheHostSide) {
@@ -35,8 +27,8 @@ TEST(HostOptimizer, StepsAsTheOptimizerWouldAndKeepsItsStateOnTheHostSide) {
     const double lr = step < 10 ? 1e-2 : 1e-3;  // a schedule reaches the host's optimizer
     expected->param_groups()[0].options().set_lr(lr);
     host.param_groups()[0].options().set_lr(lr);
-    give_gradients(plain, step);
-    give_gradients(offloaded, step);
+    give_seeded_gradients(plain, 100 + step);
+    give_seeded_gradients(offloaded, 100 + step);
     expected->step();
     host.step();
     for (size_t i = 0; i < plain.size(); ++i)
@@ -52,7 +44,7 @@ TEST(HostOptimizer, ItsStateLoadedIntoAnotherGoesOnAlike) {
   std::vector<torch::Tensor> first = leaves(4), second = leaves(9);
   HostOptimizer running(first, adam);
   for (int step = 0; step < 5; ++step) {
-    give_gradients(first, step);
+    give_seeded_gradients(first, 100 + step);
     running.step();
   }
   const std::vector<std::vector<strategies::Placement>> placements = {
@@ -76,8 +68,8 @@ TEST(HostOptimizer, ItsStateLoadedIntoAnotherGoesOnAlike) {
   loading.loaded();
   resumed.masters_loaded();
   for (int step = 5; step < 10; ++step) {
-    give_gradients(first, step);
-    give_gradients(second, step);
+    give_seeded_gradients(first, 100 + step);
+    give_seeded_gradients(second, 100 + step);
     running.step();
     resumed.step();
     for (size_t i = 0; i < first.size(); ++i)

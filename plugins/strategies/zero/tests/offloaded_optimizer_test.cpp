@@ -1,7 +1,7 @@
 // The file-offloaded optimizer steps its parts exactly as one optimizer over all of them would,
 // with the next part's reading and the last one's writing overlapping each step, and a state
 // file that cannot be read fails the step naming it.
-#include <ATen/CPUGeneratorImpl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +10,9 @@
 #include <fstream>
 
 #include "../offloaded_optimizer.hpp"
+#include "seeded_gradients.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -30,11 +33,6 @@ std::vector<torch::Tensor> masters(uint64_t seed) {
   return parts;
 }
 
-void give_gradients(const std::vector<torch::Tensor>& parts, int step) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(500 + step);
-  for (const auto& p : parts) p.mutable_grad() = torch::randn(p.sizes(), generator);
-}
-
 fs::path scratch(const std::string& name) {
   return fs::temp_directory_path() / ("runner-offload-" + name + "-" + std::to_string(getpid()));
 }
@@ -44,8 +42,8 @@ TEST(OffloadedOptimizer, StepsEveryPartAsOneOptimizerWouldBitForBit) {
   auto expected = adamw(plain);
   OffloadedOptimizer files(offloaded, adamw, scratch("same"));
   for (int step = 0; step < 10; ++step) {
-    give_gradients(plain, step);
-    give_gradients(offloaded, step);
+    give_seeded_gradients(plain, 500 + step);
+    give_seeded_gradients(offloaded, 500 + step);
     expected->step();
     files.step();
     EXPECT_EQ(files.part(2).state().size(), 0u) << "no state is left in memory after a step";
@@ -59,15 +57,15 @@ TEST(OffloadedOptimizer, AStateFileThatCannotBeReadFailsTheStepNamingIt) {
   const fs::path folder = scratch("broken");
   {
     OffloadedOptimizer files(parts, adamw, folder);
-    give_gradients(parts, 0);
+    give_seeded_gradients(parts, 500);
     files.step();
     std::ofstream(folder / "part3.pt", std::ios::trunc) << "not a state file";
-    give_gradients(parts, 1);
+    give_seeded_gradients(parts, 501);
     try {
       files.step();
       ADD_FAILURE() << "a broken state file went unnoticed";
     } catch (const RunError& e) {
-      EXPECT_NE(std::string(e.what()).find("part3.pt"), std::string::npos) << e.what();
+      EXPECT_THAT(std::string(e.what()), HasSubstr("part3.pt")) << e.what();
     }
   }
   EXPECT_FALSE(fs::exists(folder)) << "the folder goes with the optimizer, after a failure too";

@@ -1,9 +1,12 @@
 // Tests of zero's plan: model state per parameter by stage, equal ranks, buffers, offloaded state.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <runner_testing/table_defaults.hpp>
 #include "../zero_plan.hpp"
 #include "../zero_strategy.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -92,7 +95,7 @@ TEST(ZeroPlan, EveryRankHoldsTheSameAndTakesItsShareOfTheBatch) {
   EXPECT_EQ(plan.data_parallel_degree, 4);
   EXPECT_EQ(plan.micro_batch_size, 2);
   EXPECT_DOUBLE_EQ(plan.ranks[3].total(), plan.ranks[0].total());
-  EXPECT_NE(plan.notes.find("gradients sharded"), std::string::npos) << plan.notes;
+  EXPECT_THAT(plan.notes, HasSubstr("gradients sharded")) << plan.notes;
 }
 
 // Stage 2 fills one bucket during backward; stage 1 on Gloo stages a copy of each of the two
@@ -116,8 +119,8 @@ TEST(ZeroPlan, OffloadedStateInMemoryIsThreeUnitsParts) {
   EXPECT_DOUBLE_EQ(offloaded.optimizer_state, 2 * 3 * layer_part + 2 * layer_part);
   EXPECT_DOUBLE_EQ(kept.optimizer_state - offloaded.optimizer_state,
                    2 * (4.0 * 10'000'000 / 2 - 3 * layer_part));
-  EXPECT_NE(strategies::plan_zero(zero(3, "nccl", "nvme"), ten_million(2)).notes.find("in files"),
-            std::string::npos);
+  EXPECT_THAT(strategies::plan_zero(zero(3, "nccl", "nvme"), ten_million(2)).notes,
+              HasSubstr("in files"));
   EXPECT_DOUBLE_EQ(rank_zero(zero(3, "nccl", "nvme"), with_large_activations(2, 1)).optimizer_state,
                    0);
   const MemoryPlan host = rank_zero(zero(3, "nccl", "cpu"), ten_million(2, 100));

@@ -1,5 +1,6 @@
 // zero against one process training on the whole batch: the same losses and parameters at
 // every stage, with micro-batches and checkpointing, on a model with layers and a tied weight.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <runner_testing/layered_model.hpp>
 #include "../offloaded_optimizer.hpp"
 #include "../zero_strategy.hpp"
+
+using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {
@@ -296,8 +299,8 @@ TEST(Zero, AnOffloadFolderThatCannotBeWrittenIsAConfigErrorNamingTheKey) {
     context.make_optimizer = adam;
     context.communicator = c.communicator;
     const std::string message = message_of<ConfigError>([&] { zero.setup(context); });
-    EXPECT_NE(message.find("strategy.offload_dir: cannot write in " + (file / "under").string()),
-              std::string::npos)
+    EXPECT_THAT(message,
+                HasSubstr("strategy.offload_dir: cannot write in " + (file / "under").string()))
         << message;
   });
   std::filesystem::remove(file);
@@ -313,8 +316,8 @@ TEST(Zero, OffloadToTheHostOnACpuRunIsAConfigErrorSayingWhy) {
     context.make_optimizer = adam;
     context.communicator = c.communicator;
     const std::string message = message_of<ConfigError>([&] { zero.setup(context); });
-    EXPECT_NE(message.find("strategy.offload = \"cpu\" moves the optimizer state from a GPU"),
-              std::string::npos)
+    EXPECT_THAT(message,
+                HasSubstr("strategy.offload = \"cpu\" moves the optimizer state from a GPU"))
         << message;
   });
 }
