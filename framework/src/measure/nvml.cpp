@@ -4,9 +4,10 @@
 #include <dlfcn.h>
 
 namespace runner::measure {
-namespace {
 
-// NVML's C types (nvml.h): a return code, an opaque device, and two reading structs.
+// NVML's C types (nvml.h): a return code, an opaque device, and two reading structs. Named, not
+// anonymous: Nvml::Functions holds pointers to functions of them.
+namespace nvml_types {
 using NvmlReturn = int;
 constexpr NvmlReturn kNvmlSuccess = 0;
 using NvmlDevice = void*;
@@ -19,6 +20,11 @@ struct NvmlMemory {
   unsigned long long free;
   unsigned long long used;
 };
+
+}  // namespace nvml_types
+using namespace nvml_types;
+
+namespace {
 
 template <typename F>
 F bound(void* handle, const char* name) {

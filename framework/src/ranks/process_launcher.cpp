@@ -85,26 +85,27 @@ class Shutdown {
   // Only the first call counts: a second failure does not extend the grace.
   void begin() { begin(grace_); }
   void begin(std::chrono::milliseconds grace) {
-    if (!term_at_) term_at_ = Clock::now() + grace;
+    if (term_at_ == kNotYet) term_at_ = Clock::now() + grace;
   }
 
   void escalate(RankProcesses& ranks) {
-    if (!term_at_) return;
+    if (term_at_ == kNotYet) return;
     ranks.kill_stopped();
-    if (Clock::now() < *term_at_) return;
-    if (!kill_at_) {
+    if (Clock::now() < term_at_) return;
+    if (kill_at_ == kNotYet) {
       ranks.signal_all(SIGTERM);
       kill_at_ = Clock::now() + kill_delay;
-    } else if (!kill_sent_ && Clock::now() >= *kill_at_) {
+    } else if (!kill_sent_ && Clock::now() >= kill_at_) {
       ranks.signal_all(SIGKILL);
       kill_sent_ = true;
     }
   }
 
  private:
+  static constexpr Clock::time_point kNotYet = Clock::time_point::max();
   std::chrono::milliseconds grace_;
-  std::optional<Clock::time_point> term_at_;
-  std::optional<Clock::time_point> kill_at_;
+  Clock::time_point term_at_ = kNotYet;
+  Clock::time_point kill_at_ = kNotYet;
   bool kill_sent_ = false;
 };
 

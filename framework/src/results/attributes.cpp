@@ -9,14 +9,14 @@ namespace runner::results::detail {
 
 namespace {
 
-std::string describe(hid_t object, const std::string& name) {
+std::string describe_attribute(hid_t object, const std::string& name) {
   return "attribute '" + name + "' of " + object_path(object);
 }
 
 Handle scalar_space() { return own(H5Screate(H5S_SCALAR), H5Sclose, "cannot create a dataspace"); }
 
 Handle open_or_create(hid_t object, const std::string& name, hid_t stored_type) {
-  const std::string what = "cannot write " + describe(object, name);
+  const std::string what = "cannot write " + describe_attribute(object, name);
   if (has_attribute(object, name))
     return own(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose, what);
   return own(
@@ -27,11 +27,12 @@ Handle open_or_create(hid_t object, const std::string& name, hid_t stored_type) 
 void write_number(hid_t object, const std::string& name, hid_t stored_type, hid_t memory_type,
                   const void* value) {
   Handle attribute = open_or_create(object, name, stored_type);
-  check(H5Awrite(attribute.get(), memory_type, value), "cannot write " + describe(object, name));
+  check(H5Awrite(attribute.get(), memory_type, value),
+        "cannot write " + describe_attribute(object, name));
 }
 
 Handle open_single_value(hid_t object, const std::string& name) {
-  const std::string what = describe(object, name);
+  const std::string what = describe_attribute(object, name);
   if (!has_attribute(object, name)) throw DataError("missing " + what);
   Handle attribute =
       own(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose, "cannot open " + what);
@@ -43,7 +44,8 @@ Handle open_single_value(hid_t object, const std::string& name) {
 
 void read_number(hid_t object, const std::string& name, hid_t memory_type, void* value) {
   Handle attribute = open_single_value(object, name);
-  check(H5Aread(attribute.get(), memory_type, value), "cannot read " + describe(object, name));
+  check(H5Aread(attribute.get(), memory_type, value),
+        "cannot read " + describe_attribute(object, name));
 }
 
 herr_t collect_attribute_name(hid_t, const char* name, const H5A_info_t*, void* names) {
@@ -64,7 +66,7 @@ bool tracks_attribute_order(hid_t group) {
 
 bool has_attribute(hid_t object, const std::string& name) {
   const htri_t exists = H5Aexists(object, name.c_str());
-  check(exists, "cannot look up " + describe(object, name));
+  check(exists, "cannot look up " + describe_attribute(object, name));
   return exists > 0;
 }
 
@@ -72,7 +74,8 @@ void write_string_attribute(hid_t object, const std::string& name, const std::st
   Handle type = utf8_string_type();
   Handle attribute = open_or_create(object, name, type.get());
   const char* text = value.c_str();
-  check(H5Awrite(attribute.get(), type.get(), &text), "cannot write " + describe(object, name));
+  check(H5Awrite(attribute.get(), type.get(), &text),
+        "cannot write " + describe_attribute(object, name));
 }
 
 void write_int_attribute(hid_t object, const std::string& name, int64_t value) {
@@ -85,7 +88,7 @@ void write_double_attribute(hid_t object, const std::string& name, double value)
 
 std::string read_string_attribute(hid_t object, const std::string& name) {
   Handle attribute = open_single_value(object, name);
-  const std::string what = "cannot read " + describe(object, name);
+  const std::string what = "cannot read " + describe_attribute(object, name);
   Handle type = own(H5Aget_type(attribute.get()), H5Tclose, what);
   Handle space = own(H5Aget_space(attribute.get()), H5Sclose, what);
   const ReadInto read = [&](hid_t memory_type, void* buffer) {

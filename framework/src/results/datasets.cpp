@@ -10,7 +10,7 @@ namespace runner::results::detail {
 
 namespace {
 
-std::string describe(hid_t parent, const std::string& name) {
+std::string describe_dataset(hid_t parent, const std::string& name) {
   return "dataset '" + member_path(parent, name) + "'";
 }
 
@@ -22,7 +22,7 @@ Handle list_space(size_t length) {
 Handle create_dataset(hid_t parent, const std::string& name, hid_t stored_type, hid_t space) {
   return own(
       H5Dcreate2(parent, name.c_str(), stored_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-      H5Dclose, "cannot create " + describe(parent, name));
+      H5Dclose, "cannot create " + describe_dataset(parent, name));
 }
 
 void write_all(hid_t dataset, hid_t memory_type, const void* values, const std::string& what) {
@@ -30,14 +30,14 @@ void write_all(hid_t dataset, hid_t memory_type, const void* values, const std::
 }
 
 Handle open_dataset(hid_t parent, const std::string& name) {
-  if (!has_member(parent, name)) throw DataError("missing " + describe(parent, name));
+  if (!has_member(parent, name)) throw DataError("missing " + describe_dataset(parent, name));
   return own(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose,
-             "cannot open " + describe(parent, name));
+             "cannot open " + describe_dataset(parent, name));
 }
 
 std::vector<std::string> read_all_strings(hid_t parent, const std::string& name) {
   Handle dataset = open_dataset(parent, name);
-  const std::string what = "cannot read " + describe(parent, name);
+  const std::string what = "cannot read " + describe_dataset(parent, name);
   Handle type = own(H5Dget_type(dataset.get()), H5Tclose, what);
   Handle space = own(H5Dget_space(dataset.get()), H5Sclose, what);
   const ReadInto read = [&](hid_t memory_type, void* buffer) {
@@ -57,7 +57,7 @@ size_t list_length(hid_t dataset, const std::string& what) {
 template <typename Number>
 std::vector<Number> read_numbers(hid_t parent, const std::string& name, hid_t memory_type) {
   Handle dataset = open_dataset(parent, name);
-  const std::string what = "cannot read " + describe(parent, name);
+  const std::string what = "cannot read " + describe_dataset(parent, name);
   std::vector<Number> values(list_length(dataset.get(), what));
   if (!values.empty())
     check(H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), what);
@@ -71,12 +71,13 @@ void write_string_dataset(hid_t parent, const std::string& name, const std::stri
   Handle space = own(H5Screate(H5S_SCALAR), H5Sclose, "cannot create a dataspace");
   Handle dataset = create_dataset(parent, name, type.get(), space.get());
   const char* text = value.c_str();
-  write_all(dataset.get(), type.get(), &text, "cannot write " + describe(parent, name));
+  write_all(dataset.get(), type.get(), &text, "cannot write " + describe_dataset(parent, name));
 }
 
 std::string read_string_dataset(hid_t parent, const std::string& name) {
   std::vector<std::string> values = read_all_strings(parent, name);
-  if (values.size() != 1) throw DataError(describe(parent, name) + " is not a single string");
+  if (values.size() != 1)
+    throw DataError(describe_dataset(parent, name) + " is not a single string");
   return values.front();
 }
 
@@ -88,7 +89,8 @@ void write_string_list(hid_t parent, const std::string& name,
   texts.reserve(values.size());
   for (const std::string& value : values) texts.push_back(value.c_str());
   if (!texts.empty())
-    write_all(dataset.get(), type.get(), texts.data(), "cannot write " + describe(parent, name));
+    write_all(dataset.get(), type.get(), texts.data(),
+              "cannot write " + describe_dataset(parent, name));
 }
 
 std::vector<std::string> read_string_list(hid_t parent, const std::string& name) {
@@ -99,7 +101,7 @@ void write_double_list(hid_t parent, const std::string& name, const std::vector<
   Handle dataset = create_dataset(parent, name, H5T_IEEE_F64LE, list_space(values.size()).get());
   if (!values.empty())
     write_all(dataset.get(), H5T_NATIVE_DOUBLE, values.data(),
-              "cannot write " + describe(parent, name));
+              "cannot write " + describe_dataset(parent, name));
 }
 
 std::vector<double> read_double_list(hid_t parent, const std::string& name) {

@@ -7,7 +7,7 @@ namespace runner::results::detail {
 
 namespace {
 
-std::string describe(hid_t parent, const std::string& name) {
+std::string describe_group(hid_t parent, const std::string& name) {
   return "group '" + member_path(parent, name) + "'";
 }
 
@@ -36,7 +36,7 @@ std::string member_name(hid_t group, H5_index_t order, hsize_t index, const std:
 }  // namespace
 
 Handle create_group(hid_t parent, const std::string& name, AttributeOrder attribute_order) {
-  const std::string what = "cannot create " + describe(parent, name);
+  const std::string what = "cannot create " + describe_group(parent, name);
   Handle properties = own(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, what);
   if (attribute_order == AttributeOrder::by_creation)
     check(
@@ -47,9 +47,9 @@ Handle create_group(hid_t parent, const std::string& name, AttributeOrder attrib
 }
 
 Handle open_group(hid_t parent, const std::string& name) {
-  if (!has_member(parent, name)) throw DataError("missing " + describe(parent, name));
+  if (!has_member(parent, name)) throw DataError("missing " + describe_group(parent, name));
   return own(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), H5Gclose,
-             "cannot open " + describe(parent, name));
+             "cannot open " + describe_group(parent, name));
 }
 
 bool has_member(hid_t group, const std::string& name) {

@@ -7,14 +7,14 @@ namespace runner::results::detail {
 
 namespace {
 
-std::string describe(hid_t parent, const std::string& name) {
+std::string describe_series(hid_t parent, const std::string& name) {
   return "series '" + member_path(parent, name) + "'";
 }
 
 void append(hid_t parent, const std::string& name, hid_t memory_type, const void* values,
             size_t count) {
   if (count == 0) return;
-  const std::string what = "cannot append to " + describe(parent, name);
+  const std::string what = "cannot append to " + describe_series(parent, name);
   Handle dataset = own(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, what);
   hsize_t old_length = 0;
   {
@@ -38,7 +38,7 @@ void append(hid_t parent, const std::string& name, hid_t memory_type, const void
 }  // namespace
 
 void create_series(hid_t parent, const std::string& name, SeriesType type, size_t chunk_length) {
-  const std::string what = "cannot create " + describe(parent, name);
+  const std::string what = "cannot create " + describe_series(parent, name);
   const hsize_t length[1] = {0};
   const hsize_t max_length[1] = {H5S_UNLIMITED};
   Handle space = own(H5Screate_simple(1, length, max_length), H5Sclose, what);
@@ -60,7 +60,7 @@ void append_to_series(hid_t parent, const std::string& name, const std::vector<d
 }
 
 void cut_series(hid_t parent, const std::string& name, size_t length) {
-  const std::string what = "cannot cut " + describe(parent, name);
+  const std::string what = "cannot cut " + describe_series(parent, name);
   Handle dataset = own(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, what);
   hsize_t old_length = 0;
   {
