@@ -1,3 +1,31 @@
+# A plugin's sources spend most of their compile time in LibTorch's headers. In this tree every
+# plugin reuses the host's precompiled <torch/torch.h>. An installed runner ships
+# <runner/plugin.hpp> precompiled with the compiler, standard and build type it was built with
+# (Runner_PLUGIN_PCH, from RunnerConfig.cmake); a plugin project built the same way
+# force-includes it, so none of its sources parses the SDK's LibTorch headers again. GCC says
+# so (-Winvalid-pch) and parses the header instead where the precompiled one does not fit.
+function(runner_reuse_plugin_pch target)
+  if(TARGET runner_pch)
+    target_precompile_headers(${target} REUSE_FROM runner_pch)
+    return()
+  endif()
+  if(NOT Runner_PLUGIN_PCH OR NOT EXISTS "${Runner_PLUGIN_PCH}.gch")
+    return()
+  endif()
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL Runner_PCH_COMPILER_ID OR
+     NOT CMAKE_CXX_COMPILER_VERSION VERSION_EQUAL Runner_PCH_COMPILER_VERSION OR
+     NOT build_type STREQUAL Runner_PCH_BUILD_TYPE)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES
+    CXX_STANDARD ${Runner_PCH_CXX_STANDARD}
+    CXX_STANDARD_REQUIRED ON
+    CXX_EXTENSIONS OFF
+    POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${target} PRIVATE -Winvalid-pch -include "${Runner_PLUGIN_PCH}")
+endfunction()
+
 # runner_add_plugin(NAME SOURCES a.cpp b.cpp [LIBRARIES x y])
 #
 # Builds a plugin library NAME.so that the runner loads from its plugin path. The same call
@@ -13,9 +41,7 @@ function(runner_add_plugin name)
   set(target runner_plugin_${name})
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE Runner::sdk ${ARG_LIBRARIES})
-  if(TARGET runner_pch)
-    target_precompile_headers(${target} REUSE_FROM runner_pch)
-  endif()
+  runner_reuse_plugin_pch(${target})
   if(NOT DEFINED RUNNER_PLUGIN_OUTPUT_DIR)
     set(RUNNER_PLUGIN_OUTPUT_DIR ${CMAKE_BINARY_DIR}/plugins)
   endif()
@@ -45,9 +71,7 @@ function(runner_add_plugin_library target)
   set_target_properties(${target} PROPERTIES
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  if(TARGET runner_pch)
-    target_precompile_headers(${target} REUSE_FROM runner_pch)
-  endif()
+  runner_reuse_plugin_pch(${target})
 endfunction()
 
 # runner_add_cpu_kernels(TARGET SOURCES kernel.cpp ...)
@@ -62,7 +86,9 @@ function(runner_add_cpu_kernels target)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   set(flags_DEFAULT "")
   set(flags_AVX2 -mavx2 -mfma)
-  set(flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma)
+  # GCC takes the _mm512_undefined_* that at::vec's AVX-512 code starts from for a read of an
+  # uninitialized value.
+  set(flags_AVX512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -Wno-maybe-uninitialized)
   find_package(OpenMP REQUIRED COMPONENTS CXX)
   set(capabilities DEFAULT)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")

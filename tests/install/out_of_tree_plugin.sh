@@ -28,9 +28,15 @@ echo "== cmake --install $build --prefix $prefix"
 [ -f "$prefix/lib/cmake/Runner/RunnerConfig.cmake" ] || fail "no RunnerConfig.cmake installed"
 
 echo "== configure and build $example"
+# A precompiled header that GCC finds unfit is a warning: here an error, so the test fails when
+# the installed precompiled <runner/plugin.hpp> stops serving a plugin built as the runner was.
 "$cmake" -S "$example" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix"
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS=-Werror=invalid-pch
 "$cmake" --build "$work/build"
+if [ -f "$prefix/include/runner/precompiled/plugin.hpp.gch" ]; then
+  "$cmake" --build "$work/build" -- -t commands | grep -q -- "-include $prefix/include/runner/precompiled/plugin.hpp" ||
+    fail "the example plugin was not compiled on the installed precompiled runner/plugin.hpp"
+fi
 [ -f "$plugins/tiny_mlp.so" ] || fail "the build made no $plugins/tiny_mlp.so"
 [ ! -e "$prefix/lib/runner/plugins/tiny_mlp.so" ] || fail "the plugin build installed into the prefix"
 

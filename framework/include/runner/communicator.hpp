@@ -4,7 +4,7 @@
 // rank at fault when it can be found ("rank 1 stopped: killed by signal 9").
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <memory>
 #include <stdexcept>

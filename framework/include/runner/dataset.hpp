@@ -1,7 +1,7 @@
 // A dataset: loads its splits once, then hands out batches for lists of indices.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <string>
 #include <vector>

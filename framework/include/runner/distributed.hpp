@@ -2,7 +2,7 @@
 // the ranks, and DistributedSampler's split of an epoch's samples among them.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include "runner/errors.hpp"
 #include "runner/options.hpp"

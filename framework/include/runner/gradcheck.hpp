@@ -2,7 +2,8 @@
 // against central finite differences, element by element, as PyTorch's gradcheck does.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include <cmath>
 #include <functional>

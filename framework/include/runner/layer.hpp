@@ -4,7 +4,7 @@
 // layer's parameters gathered only while it runs.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
 
 #include <vector>
 

@@ -2,7 +2,8 @@
 // needs to report (parameters, FLOPs per sample).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
 
 #include <memory>
 #include <string>

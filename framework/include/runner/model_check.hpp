@@ -4,7 +4,8 @@
 // one line each; a test asserts `ok()` and prints `report()`.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <cmath>

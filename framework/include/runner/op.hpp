@@ -3,7 +3,7 @@
 // built-in computation it stands for, so `runner check-op` can compare the two.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <map>
 #include <memory>

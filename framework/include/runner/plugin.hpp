@@ -7,7 +7,6 @@
 //   }
 #pragma once
 
-#include <torch/torch.h>
 #include <torch/version.h>
 
 #include <cstdint>

@@ -1,5 +1,10 @@
-// Everything a plugin author includes.
+// Everything a plugin author may include: every SDK header and all of LibTorch's C++ API
+// (<torch/torch.h>). Each SDK header includes only the LibTorch headers it needs; a plugin that
+// includes those it uses, and LibTorch's for what it calls (<torch/nn/modules/linear.h>), builds
+// in a fraction of the time (docs/writing-a-plugin.md, "Build time").
 #pragma once
+
+#include <torch/torch.h>
 
 #include "runner/communicator.hpp"
 #include "runner/compat.hpp"

@@ -2,7 +2,8 @@
 // applied, and how metrics are reduced across ranks.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
 
 #include <functional>
 #include <memory>

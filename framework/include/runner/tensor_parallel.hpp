@@ -6,7 +6,7 @@
 // in backward.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
 
 #include <memory>
 #include <utility>

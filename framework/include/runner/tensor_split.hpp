@@ -4,7 +4,7 @@
 // blocks of a split forward are in runner/tensor_parallel.hpp.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <functional>

@@ -3,7 +3,7 @@
 // parts of the whole tensors it holds, whichever ranks wrote them.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <string>
 #include <vector>

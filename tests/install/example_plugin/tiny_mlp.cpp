@@ -1,6 +1,7 @@
 // Model "tiny_mlp": flatten, linear, activation, linear. An example of an out-of-tree model
 // plugin; its activation is an op looked up by name, so an op plugin changes it.
-#include <runner/runner.hpp>
+#include <torch/nn/modules/linear.h>
+#include <runner/plugin.hpp>
 
 #include <memory>
 #include <string>
