@@ -9,6 +9,7 @@
 
 #include "conv_backends.hpp"
 #include "conv_cpu_kernels.hpp"
+#include "tensor_data.hpp"
 
 namespace fused_conv_relu {
 namespace {
@@ -57,11 +58,6 @@ void run_forward(const ConvShape& s, const torch::Tensor& x, const torch::Tensor
 struct Partials {
   torch::Tensor weight, bias;
 };
-
-template <typename T>
-T* data_or_null(const torch::Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
 
 template <typename T>
 void run_backward(const ConvShape& s, const torch::Tensor& x, const torch::Tensor& weight,

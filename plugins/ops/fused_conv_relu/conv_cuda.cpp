@@ -7,16 +7,9 @@
 
 #include "conv_backends.hpp"
 #include "conv_cuda_kernels.hpp"
+#include "tensor_data.hpp"
 
 namespace fused_conv_relu {
-namespace {
-
-template <typename T>
-const T* data_or_null(const torch::Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
-}  // namespace
 
 torch::Tensor conv_relu_forward_cuda(const torch::Tensor& x, const torch::Tensor& weight,
                                      const torch::Tensor& bias, const ConvShape& shape) {
