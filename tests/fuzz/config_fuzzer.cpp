@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
+#include "config/load_experiment.hpp"
 #include "fake_schemas.hpp"
 #include "runner/errors.hpp"
 

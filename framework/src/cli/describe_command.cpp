@@ -5,8 +5,8 @@
 
 #include <iostream>
 
+#include "augment/schemas.hpp"
 #include "cli/registry_loader.hpp"
-#include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
 #include "config/host_schemas.hpp"
 #include "plugin_host/host_owned_errors.hpp"
@@ -47,10 +47,10 @@ Kind parse_kind(const std::string& text) {
 // `runner describe augment` lists every transform; `augment/NAME` one of them.
 int describe_augment(const std::string& what) {
   const std::string prefix = "augment/";
-  std::vector<std::string> names = config::augment_names();
+  std::vector<std::string> names = augment::transform_names();
   if (what != "augment") {
     const std::string name = what.substr(prefix.size());
-    if (!config::augment_schema(name))
+    if (!augment::transform_schema(name))
       throw ConfigError(
           "unknown transform '" + name + "' in `runner describe`" + config::suggestion(name, names),
           "transforms: " + config::joined(names));
@@ -58,8 +58,8 @@ int describe_augment(const std::string& what) {
   }
   for (const auto& name : names) {
     std::cout << "[[dataset.augment]] name = \"" << name
-              << "\" (runner): " << config::augment_description(name) << "\n";
-    print_keys(*config::augment_schema(name));
+              << "\" (runner): " << augment::transform_description(name) << "\n";
+    print_keys(*augment::transform_schema(name));
   }
   return 0;
 }

@@ -16,7 +16,7 @@
 #include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
 #include "common/clipped_text.hpp"
-#include "measure/blas_kernels.hpp"
+#include "machine/blas_kernels.hpp"
 #include "opcheck/check_op.hpp"
 #include "plugin_host/call_plugin.hpp"
 #include "runner/options.hpp"
@@ -225,7 +225,7 @@ void keep_freed_buffers() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  runner::measure::run_again_on_better_openblas_kernels(argv);
+  runner::machine::run_again_on_better_openblas_kernels(argv);
   keep_freed_buffers();
   try {
     return dispatch(argc, argv);

@@ -1,6 +1,7 @@
 // `runner plan`: the experiment's run laid out every way on the devices, checked, planned and
 // ranked by a step time predicted from rates measured here (or given).
 #include "cli/plan_command.hpp"
+#include "config/load_experiment.hpp"
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -114,7 +115,7 @@ int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& r
   std::cout << fmt::format(
       "runner plan {}: {} {} device{}, {} each; batch {}\nrates: {}\n", request.file,
       request.devices.count, request.devices.cuda ? "CUDA" : "CPU",
-      request.devices.count == 1 ? "" : "s", measure::gibibytes(request.memory_per_device),
+      request.devices.count == 1 ? "" : "s", plan::gibibytes(request.memory_per_device),
       run.train.get_int("batch_size"), layout::rates_text(rates));
   const layout::Search search = layout::search_layouts(request, registry, rates);
   std::cout << layout::search_text(search, options.top);

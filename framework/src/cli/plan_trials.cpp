@@ -1,5 +1,6 @@
 // `runner plan --trials K` and `--budget-runs K`: layouts run through the normal run path.
 #include "cli/plan_trials.hpp"
+#include "config/load_experiment.hpp"
 
 #include <fmt/format.h>
 #include <torch/torch.h>

@@ -1,6 +1,7 @@
 // `runner <experiment.toml>`: loads the plugins and the experiment, --nproc, then a dry run or
 // the sweep.
 #include "cli/run_command.hpp"
+#include "config/load_experiment.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,8 +10,9 @@
 #include <iostream>
 
 #include "cli/registry_loader.hpp"
+#include "config/experiment_file.hpp"
 #include "plugin_host/host_owned_errors.hpp"
-#include "ranks/rank_plan.hpp"
+#include "ranks/rank_setup.hpp"
 #include "sweep/dry_run.hpp"
 #include "sweep/experiment_runner.hpp"
 
@@ -18,15 +20,16 @@ namespace runner::cli {
 namespace {
 
 // --nproc N sets strategy.world_size on every run; runs of strategy single (one rank by
-// definition) become ddp, the strategy that runs the same training on N ranks.
-std::vector<std::string> nproc_overrides(const RunOptions& options,
+// definition) become ddp, the strategy that runs the same training on N ranks. Which of the two
+// depends on the runs as the file resolves without --nproc: `text` is the file's, read once.
+std::vector<std::string> nproc_overrides(const RunOptions& options, const std::string& text,
                                          const plugin_host::Registry& registry) {
   std::vector<std::string> overrides = options.overrides;
   if (options.nproc == 0) return overrides;
-  const auto plain = config::load_experiment(options.experiment_file, overrides, registry);
+  const auto plain = config::parse_experiment(text, options.experiment_file, overrides, registry);
   size_t single = 0, distributed = 0;
-  for (const auto& plan : ranks::plan_runs(plain, {}))
-    if (plan.distributed) ++distributed;
+  for (const auto& setup : ranks::rank_setups_of(plain, {}))
+    if (setup.distributed) ++distributed;
   for (const auto& run : plain.runs)
     if (run.strategy.name == "single") ++single;
   if (single == plain.runs.size())
@@ -53,8 +56,9 @@ std::vector<std::string> rank_argv(const RunOptions& options) {
 
 int run_with_plugins(const RunOptions& options, const plugin_host::Registry& registry,
                      const sweep::SweepLaunch& launch) {
-  config::Experiment experiment = config::load_experiment(
-      options.experiment_file, nproc_overrides(options, registry), registry);
+  const std::string text = config::read_experiment_file(options.experiment_file);
+  const config::Experiment experiment = config::parse_experiment(
+      text, options.experiment_file, nproc_overrides(options, text, registry), registry);
   if (options.dry_run) return sweep::dry_run(experiment, registry);
   const bool other_rank = launch.environment.rank != 0;
   record::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);

@@ -1,5 +1,5 @@
-// An experiment file, resolved: TOML parsed, --set overrides applied, the [sweep] expanded,
-// and every table validated against the schema of its owner (the host or a plugin).
+// An experiment as runner runs it: its runs, one per point of the [sweep], each holding the
+// options of every table, validated (config/load_experiment.hpp makes one from a file).
 #pragma once
 
 #include <map>
@@ -7,19 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "runner/kind.hpp"
 #include "runner/options.hpp"
 
 namespace runner::config {
-
-// Where the schema of a component comes from (the plugin registry, or a test's table).
-class SchemaSource {
- public:
-  virtual ~SchemaSource() = default;
-  // nullptr when no component of that kind and name is installed.
-  virtual const Schema* schema(Kind kind, const std::string& name) const = 0;
-  virtual std::vector<std::string> names(Kind kind) const = 0;
-};
 
 struct ComponentConfig {
   std::string name;  // the plugin component, e.g. "mnist"
@@ -57,25 +47,5 @@ struct Experiment {
   std::vector<std::string> swept_keys;  // dotted keys of [sweep], in file order
   std::vector<RunConfig> runs;          // one without a [sweep]
 };
-
-// Reads `path`, applies `overrides` ("dotted.key=value", typed by the schema, later ones win),
-// expands the sweep and validates each run. Throws ConfigError naming file:line:column, the
-// key, the known keys and a "did you mean" when one is close.
-Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides,
-                           const SchemaSource& schemas);
-
-// The same, from text; `name` stands for the file in messages.
-Experiment parse_experiment(const std::string& text, const std::string& name,
-                            const std::vector<std::string>& overrides, const SchemaSource& schemas);
-
-// The same with its [strategy] replaced, as a layout search tries one: `strategy` with
-// `strategy_overrides` ("strategy.stage=2"), applied after `overrides`. Of the file's
-// [strategy] keys only those `strategy` declares stay (backend, timeout_s): another
-// strategy's keys would be unknown to it.
-Experiment parse_with_strategy(const std::string& text, const std::string& name,
-                               const std::vector<std::string>& overrides,
-                               const std::string& strategy,
-                               const std::vector<std::string>& strategy_overrides,
-                               const SchemaSource& schemas);
 
 }  // namespace runner::config

@@ -1,9 +1,9 @@
 // Resolving each [[dataset.augment]] table against its transform's schema and extra checks.
 #include "config/resolve_augment.hpp"
 
+#include "augment/checks.hpp"
+#include "augment/schemas.hpp"
 #include "common/clipped_text.hpp"
-#include "config/augment_checks.hpp"
-#include "config/augment_schemas.hpp"
 #include "config/error_text.hpp"
 #include "config/toml_values.hpp"
 #include "config/validate.hpp"
@@ -26,7 +26,7 @@ const toml::array& augment_tables(const RawValue& raw) {
     fail(raw.where,
          "dataset.augment must be an array of tables [[dataset.augment]], not " +
              describe_node(*raw.node),
-         kAugmentHint + joined(augment_names()));
+         kAugmentHint + joined(augment::transform_names()));
   return *tables;
 }
 
@@ -41,21 +41,22 @@ RawSection raw_table(const RawValue& owner, const toml::table& table, const std:
 std::string transform_name(const RawSection& table, const std::string& section) {
   auto it = table.values.find("name");
   if (it == table.values.end())
-    fail(table.where, section + " needs a name", kAugmentHint + joined(augment_names()));
+    fail(table.where, section + " needs a name", kAugmentHint + joined(augment::transform_names()));
   static const Schema schema = Schema().text("name", std::nullopt, "The batch transform");
   const std::string name =
       std::get<std::string>(checked_value(it->second, section + ".name", *schema.find("name")));
-  if (!augment_schema(name))
+  if (!augment::transform_schema(name))
     fail(it->second.where,
          "unknown transform '" + clipped(name) + "' in " + section +
-             suggestion(name, augment_names()),
-         "known transforms: " + joined(augment_names()));
+             suggestion(name, augment::transform_names()),
+         "known transforms: " + joined(augment::transform_names()));
   return name;
 }
 
 void check_consistent(const AugmentConfig& config, const RawSection& table,
                       const std::string& section) {
-  std::optional<AugmentProblem> problem = augment_problem(config.name, config.options);
+  std::optional<augment::TransformProblem> problem =
+      augment::transform_problem(config.name, config.options);
   if (!problem) return;
   auto it = table.values.find(problem->key);
   fail(it != table.values.end() ? it->second.where : table.where,
@@ -65,7 +66,8 @@ void check_consistent(const AugmentConfig& config, const RawSection& table,
 AugmentConfig resolve_transform(const RawSection& table, const std::string& section) {
   AugmentConfig config;
   config.name = transform_name(table, section);
-  config.options = validate_section(section, table, *augment_schema(config.name), {"name"});
+  config.options =
+      validate_section(section, table, *augment::transform_schema(config.name), {"name"});
   check_consistent(config, table, section);
   return config;
 }

@@ -6,6 +6,7 @@
 
 #include "config/experiment.hpp"
 #include "config/raw_config.hpp"
+#include "config/schema_source.hpp"
 
 namespace runner::config {
 

@@ -1,5 +1,6 @@
 // The layout search: enumerate, check, plan, predict, rank.
 #include "layout/search.hpp"
+#include "config/load_experiment.hpp"
 
 #include <fmt/format.h>
 
@@ -35,36 +36,35 @@ class Planner {
     const int world = world_size_of(layout, request_.devices);
     train::check_batch_divides(candidate.run, world);
     Dataset& dataset = datasets_.get(candidate.run);
-    const measure::ModelSizing& sizing = sized(candidate.run, layout.precision, dataset);
+    const plan::ModelSizing& sizing = sized(candidate.run, layout.precision, dataset);
     if (layout.checkpoint_layers && sizing.model.layers.empty())
       throw ConfigError(
           fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
                       "lists no layers",
                       candidate.run.model.name));
-    candidate.estimate =
-        measure::plan_model(candidate.run, registry_, world, sizing, dataset.info());
+    candidate.estimate = plan::plan_model(candidate.run, registry_, world, sizing, dataset.info());
     train::check_techniques(candidate.run, candidate.estimate.plan.data_parallel_degree);
     return candidate;
   }
 
  private:
-  const measure::ModelSizing& sized(const config::RunConfig& run, Precision precision,
-                                    Dataset& dataset) {
+  const plan::ModelSizing& sized(const config::RunConfig& run, Precision precision,
+                                 Dataset& dataset) {
     auto found = sizes_.find(precision);
     if (found == sizes_.end())
-      found = sizes_.emplace(precision, measure::size_model(run, registry_, dataset)).first;
+      found = sizes_.emplace(precision, plan::size_model(run, registry_, dataset)).first;
     return found->second;
   }
 
   const SearchRequest& request_;
   const plugin_host::Registry& registry_;
   sweep::DatasetCache datasets_;
-  std::map<Precision, measure::ModelSizing> sizes_;
+  std::map<Precision, plan::ModelSizing> sizes_;
 };
 
 void predict(Candidate& c, const SearchRequest& request, const Rates& rates) {
   const StepInput input{c.layout, c.estimate.model, c.run.train.get_int("batch_size"),
-                        measure::optimizer_states_per_parameter(c.run.optimizer), request.devices};
+                        plan::optimizer_states_per_parameter(c.run.optimizer), request.devices};
   c.cost = predict_step(input, rates);
   c.samples_per_s = static_cast<double>(input.batch_size) / c.cost.total();
 }
@@ -145,10 +145,9 @@ ConfigError nothing_fits(const Search& search, const SearchRequest& request) {
   return ConfigError(
       fmt::format("runner plan {}: no layout fits {}: the smallest plan, {}, needs {} on its "
                   "largest rank, {} over the {} each has ({} of it activations)",
-                  request.file, devices, smallest.layout.label(), measure::gibibytes(peak),
-                  measure::gibibytes(peak - request.memory_per_device),
-                  measure::gibibytes(request.memory_per_device),
-                  measure::gibibytes(rank.activations)),
+                  request.file, devices, smallest.layout.label(), plan::gibibytes(peak),
+                  plan::gibibytes(peak - request.memory_per_device),
+                  plan::gibibytes(request.memory_per_device), plan::gibibytes(rank.activations)),
       activations ? "lower train.batch_size (activations dominate the smallest plan)"
                   : "plan on more devices (--devices), or larger ones (--device-memory): the "
                     "model's states dominate the smallest plan");

@@ -11,7 +11,7 @@
 #include "layout/layouts.hpp"
 #include "layout/rates.hpp"
 #include "layout/step_cost.hpp"
-#include "measure/estimate.hpp"
+#include "plan/estimate.hpp"
 #include "plugin_host/registry.hpp"
 
 namespace runner::layout {
@@ -27,7 +27,7 @@ struct SearchRequest {
 struct Candidate {
   Layout layout;
   config::RunConfig run;
-  measure::RunEstimate estimate;
+  plan::RunEstimate estimate;
   StepCost cost;
   double samples_per_s = 0;
 };

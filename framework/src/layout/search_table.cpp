@@ -11,7 +11,7 @@ namespace {
 // GiB, or MiB below one: a small model's plan reads 181.3 MiB rather than 0.18 GiB.
 std::string memory_text(double bytes) {
   constexpr double kMiB = 1024.0 * 1024;
-  return bytes < 1024 * kMiB ? fmt::format("{:.1f} MiB", bytes / kMiB) : measure::gibibytes(bytes);
+  return bytes < 1024 * kMiB ? fmt::format("{:.1f} MiB", bytes / kMiB) : plan::gibibytes(bytes);
 }
 
 // A model without an estimate of its own is sized by building it: say so, as it costs the

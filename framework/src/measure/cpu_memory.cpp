@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "measure/cpu_block_cache.hpp"
+#include "machine/cpu_block_cache.hpp"
 #include "runner/compat.hpp"
 
 namespace runner::measure {
@@ -42,9 +42,9 @@ Header* header_of(void* data) {
 }
 
 // A quarter of the machine's memory at most: what one step's large tensors take, with room.
-CpuBlockCache& block_cache() {
-  static auto* cache = new CpuBlockCache(static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
-                                         static_cast<size_t>(sysconf(_SC_PAGE_SIZE)) / 4);
+machine::CpuBlockCache& block_cache() {
+  static auto* cache = new machine::CpuBlockCache(static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                                  static_cast<size_t>(sysconf(_SC_PAGE_SIZE)) / 4);
   return *cache;  // never destroyed: tensors may be freed at exit after static destructors
 }
 
@@ -74,7 +74,7 @@ bool over_ceiling(size_t more) {
 // go back, then the heap's free pages (a step's small tensors, freed, stay resident in
 // glibc's heap: GPT-2 XL's forward leaves gigabytes of bf16 weight copies there).
 void make_room_for(size_t bytes) {
-  if (bytes < CpuBlockCache::kSmallest || resident_ceiling.load() == 0) return;
+  if (bytes < machine::CpuBlockCache::kSmallest || resident_ceiling.load() == 0) return;
   while (over_ceiling(bytes) && block_cache().drop_oldest()) {
   }
   if (over_ceiling(bytes)) malloc_trim(0);
@@ -84,14 +84,15 @@ void make_room_for(size_t bytes) {
 void release(void* data) {
   Header* header = header_of(data);
   bytes_in_use -= header->bytes;
-  const CpuBlock block{header, static_cast<size_t>(header->bytes) + kHeaderSpace,
-                       header->inner_deleter};
-  if (block.bytes >= CpuBlockCache::kSmallest && !over_ceiling(0) && block_cache().keep(block))
+  const machine::CpuBlock block{header, static_cast<size_t>(header->bytes) + kHeaderSpace,
+                                header->inner_deleter};
+  if (block.bytes >= machine::CpuBlockCache::kSmallest && !over_ceiling(0) &&
+      block_cache().keep(block))
     return;
   block.free(block.data);
 }
 
-Header* counted(const CpuBlock& block, size_t bytes) {
+Header* counted(const machine::CpuBlock& block, size_t bytes) {
   auto* header = static_cast<Header*>(block.data);
   *header = Header{static_cast<int64_t>(bytes), block.free};
   count_in(header->bytes);
@@ -103,7 +104,7 @@ class CountingAllocator final : public compat::CpuAllocator {
   explicit CountingAllocator(c10::Allocator* inner) : inner_(inner) {}
 
   c10::DataPtr allocate_block(size_t bytes) const override {
-    if (std::optional<CpuBlock> kept = block_cache().take(bytes + kHeaderSpace))
+    if (std::optional<machine::CpuBlock> kept = block_cache().take(bytes + kHeaderSpace))
       return data_of(counted(*kept, bytes));
     make_room_for(bytes + kHeaderSpace);
     c10::DataPtr block = allocate_inner(bytes + kHeaderSpace);

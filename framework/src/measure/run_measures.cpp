@@ -74,7 +74,7 @@ void RunMeasures::summarize(results::Summary& summary, const Techniques& techniq
   summary.peak_memory_per_rank_bytes = so_far.peak_memory_per_rank;
   summary.tensor_peak_per_rank_bytes = so_far.tensor_peak_per_rank;
   summary.state_memory_per_rank_bytes = so_far.state_memory_per_rank;
-  for (const auto& rank : estimate.plan.ranks)
+  for (const auto& rank : plan.ranks)
     summary.estimated_memory_per_rank_bytes.push_back(rank.total());
   summary.parameters = parameters;
   summary.flops_per_sample =

@@ -6,11 +6,11 @@
 #include <memory>
 #include <vector>
 
-#include "measure/estimate.hpp"
 #include "measure/gpu_monitor.hpp"
 #include "measure/rank_memory.hpp"
 #include "measure/step_meter.hpp"
 #include "results/results.hpp"
+#include "runner/plan.hpp"
 
 namespace runner::measure {
 
@@ -36,7 +36,7 @@ struct RunMeasures {
   std::shared_ptr<HostStepMeter> meter;
   std::unique_ptr<RankMemory> memory;
   std::unique_ptr<GpuMonitor> gpu;  // nullptr when not measured
-  RunEstimate estimate;
+  RunPlan plan;  // what each rank was planned to hold; no ranks when no plan could be made
   // The model's, counted before the strategy may shard its parameters away.
   int64_t parameters = 0;
   double forward_flops_per_sample = 0;

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "measure/blas_kernels.hpp"
+#include "machine/blas_kernels.hpp"
 #include "runner/errors.hpp"
 #include "runner/version.hpp"
 
@@ -185,7 +185,7 @@ std::map<std::string, std::string> environment(const std::string& device, int th
   return {{"runner_version", RUNNER_VERSION},
           {"torch_version", TORCH_VERSION},
           {"blas", loaded_blas()},
-          {"blas_kernels", openblas_kernels()},
+          {"blas_kernels", machine::openblas_kernels()},
           {"device", device},
           {"threads", std::to_string(threads)},
           {"world_size", std::to_string(world_size)},

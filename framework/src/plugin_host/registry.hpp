@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/experiment.hpp"
+#include "config/schema_source.hpp"
 #include "plugin_host/library.hpp"
 
 namespace runner::plugin_host {

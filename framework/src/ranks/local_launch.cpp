@@ -33,15 +33,15 @@ int requested_port() {
   return *port;
 }
 
-LaunchSpec spec_of(const LaunchContext& c, const RankPlan& plan, size_t index,
+LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
                    const std::string& group, int port, const std::string& resume_from) {
   LaunchSpec spec;
   spec.argv = c.rank_argv;
-  spec.world_size = plan.world_size;
+  spec.world_size = setup.world_size;
   spec.env = {{"MASTER_ADDR", kLoopback},
               {"MASTER_PORT", std::to_string(port)},
-              {"WORLD_SIZE", std::to_string(plan.world_size)},
-              {"LOCAL_WORLD_SIZE", std::to_string(plan.local_world_size)},
+              {"WORLD_SIZE", std::to_string(setup.world_size)},
+              {"LOCAL_WORLD_SIZE", std::to_string(setup.local_world_size)},
               {"RUNNER_RUN_INDEX", std::to_string(index)},
               {"RUNNER_RESULTS_GROUP", group},
               {"RUNNER_RESUME_FROM", resume_from}};
@@ -50,16 +50,16 @@ LaunchSpec spec_of(const LaunchContext& c, const RankPlan& plan, size_t index,
                                               {"LOCAL_RANK", std::to_string(rank)}};
   };
   // A surviving rank notices a dead one at its next collective, at most a timeout later.
-  spec.grace = plan.timeout + std::chrono::seconds(10);
+  spec.grace = setup.timeout + std::chrono::seconds(10);
   return spec;
 }
 
 // Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
-std::optional<std::string> cannot_run_here(const RankPlan& plan) {
-  if (auto why = distributed::backend_unavailable(plan.backend, plan.world_size)) return why;
-  if (!plan.cuda || plan.world_size <= plan.gpus) return std::nullopt;
-  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", plan.world_size,
-                     plan.gpus);
+std::optional<std::string> cannot_run_here(const RankSetup& setup) {
+  if (auto why = distributed::backend_unavailable(setup.backend, setup.world_size)) return why;
+  if (!setup.cuda || setup.world_size <= setup.gpus) return std::nullopt;
+  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", setup.world_size,
+                     setup.gpus);
 }
 
 struct Failure {
@@ -113,13 +113,13 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
 }
 
 // Serves the run's store, starts its ranks and waits for them.
-record::RunOutcome launch_and_wait(const LaunchContext& c, const RankPlan& plan, size_t index,
+record::RunOutcome launch_and_wait(const LaunchContext& c, const RankSetup& setup, size_t index,
                                    const std::string& group, const std::string& resume_from) {
   int port = 0;
-  auto store = distributed::serve_store({kLoopback, requested_port()}, plan.timeout, port, true);
-  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}", plan.world_size,
-                                       plan.backend, kLoopback, port));
-  const LaunchResult result = launch_ranks(spec_of(c, plan, index, group, port, resume_from),
+  auto store = distributed::serve_store({kLoopback, requested_port()}, setup.timeout, port, true);
+  c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
+                                       setup.world_size, setup.backend, kLoopback, port));
+  const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, resume_from),
                                            [] { return train::interrupt_signal() != 0; });
   if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
   const config::RunConfig& run = c.recording.experiment.runs[index];
@@ -128,19 +128,19 @@ record::RunOutcome launch_and_wait(const LaunchContext& c, const RankPlan& plan,
                           {"interrupted by signal " + std::to_string(train::interrupt_signal()),
                            128 + train::interrupt_signal()});
   return record_failure(c, run, group,
-                        failure_of(result, *distributed::run_scope(store, "run"), plan.timeout));
+                        failure_of(result, *distributed::run_scope(store, "run"), setup.timeout));
 }
 
 }  // namespace
 
 record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunConfig& run,
-                                    const RankPlan& plan, size_t index,
+                                    const RankSetup& setup, size_t index,
                                     const record::RunStart& start) {
   std::string group;
   {
     auto writer =
-        record::open_run(c.recording, run, plan.world_size, plan.local_world_size, start).writer;
-    if (auto why = cannot_run_here(plan)) {
+        record::open_run(c.recording, run, setup.world_size, setup.local_world_size, start).writer;
+    if (auto why = cannot_run_here(setup)) {
       writer->set_status(results::Status::skipped, *why);
       c.recording.console.line("  skipped: " + *why);
       return {record::RunOutcome::Kind::skipped, 0};
@@ -150,7 +150,7 @@ record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunCon
   // The run is recorded as running from here: a launch that fails (a bad MASTER_PORT, a port
   // in use, no process to fork) records it as failed with the reason.
   try {
-    return launch_and_wait(c, plan, index, group, start.checkpoint);
+    return launch_and_wait(c, setup, index, group, start.checkpoint);
   } catch (const Error& e) {
     return record_failure(c, run, group, {e.what(), e.exit_code()}, e.hint());
   } catch (const std::exception& e) {
@@ -165,7 +165,7 @@ int run_launched_rank(const LaunchContext& c) {
     throw RunError(fmt::format("RUNNER_RUN_INDEX = {} names no run of {} ({} runs)", env.run_index,
                                experiment.file, experiment.runs.size()));
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
-  const RankPlan plan = plan_ranks(run, env);
+  const RankSetup setup = rank_setup_of(run, env);
   const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port}, true, "run"};
   train::install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
@@ -176,17 +176,17 @@ int run_launched_rank(const LaunchContext& c) {
   const auto store = [&] {
     const train::InterruptibleWait connecting(
         prefix, [&](const std::string& e) { record::record_failed(*writer, e); });
-    return distributed::connect_store(self.store, plan.timeout);
+    return distributed::connect_store(self.store, setup.timeout);
   }();
   std::unique_ptr<results::RunWriter> events;
   try {
     if (env.rank == 0) events = record::with_tensorboard(experiment, run, *writer);
     if (events) writer = events.get();
-    train::CheckpointSettings checkpoints =
-        train::checkpoint_settings(run, c.recording.results_path);
+    checkpoint::CheckpointSettings checkpoints =
+        checkpoint::checkpoint_settings(run, c.recording.results_path);
     checkpoints.resume_from = env.resume_from;
-    checkpoints.resume_verified = true;  // by the launcher's plan
-    results::Summary summary = train_as_rank(run, c.registry, c.recording.console, *writer, plan,
+    checkpoints.resume_verified = true;  // by the launcher's setup
+    results::Summary summary = train_as_rank(run, c.registry, c.recording.console, *writer, setup,
                                              self, store, checkpoints);
     c.recording.console.run_finished(summary);
     writer->set_status(results::Status::completed);

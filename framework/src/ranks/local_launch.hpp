@@ -8,7 +8,7 @@
 
 #include "plugin_host/registry.hpp"
 #include "ranks/rank_environment.hpp"
-#include "ranks/rank_plan.hpp"
+#include "ranks/rank_setup.hpp"
 #include "record/record_run.hpp"
 
 namespace runner::ranks {
@@ -25,7 +25,7 @@ struct LaunchContext {
 // `start`: the run's group and checkpoint under --resume; the ranks load the checkpoint
 // (RUNNER_RESUME_FROM).
 record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunConfig& run,
-                                    const RankPlan& plan, size_t index,
+                                    const RankSetup& setup, size_t index,
                                     const record::RunStart& start);
 
 // The process side: a rank of a local launch trains the run its launcher named

@@ -15,9 +15,9 @@ bool is_loopback(const std::string& host) {
 
 }  // namespace
 
-record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankPlan& plan,
+record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankSetup& setup,
                                       size_t index, const record::RunStart& start,
-                                      const train::CheckpointSettings& checkpoints) {
+                                      const checkpoint::CheckpointSettings& checkpoints) {
   const RankEnvironment& env = c_.environment;
   const ThisRank self{env.rank,
                       env.local_rank,
@@ -26,16 +26,16 @@ record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankPl
                       "run" + std::to_string(index)};
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   return record::record_run(
-      c_.recording, run, env.rank == 0, plan.world_size, plan.local_world_size, prefix, start,
+      c_.recording, run, env.rank == 0, setup.world_size, setup.local_world_size, prefix, start,
       [&](results::RunWriter& writer) {
-        if (auto why = distributed::backend_unavailable(plan.backend, plan.local_world_size))
+        if (auto why = distributed::backend_unavailable(setup.backend, setup.local_world_size))
           throw RunSkipped(*why);
-        return train_as_rank(run, c_.registry, c_.recording.console, writer, plan, self,
-                             store(plan, self, writer), checkpoints);
+        return train_as_rank(run, c_.registry, c_.recording.console, writer, setup, self,
+                             store(setup, self, writer), checkpoints);
       });
 }
 
-const c10::intrusive_ptr<c10d::Store>& OutsideLaunch::store(const RankPlan& plan,
+const c10::intrusive_ptr<c10d::Store>& OutsideLaunch::store(const RankSetup& setup,
                                                             const ThisRank& self,
                                                             results::RunWriter& writer) {
   if (store_) return store_;
@@ -44,13 +44,13 @@ const c10::intrusive_ptr<c10d::Store>& OutsideLaunch::store(const RankPlan& plan
       [&](const std::string& e) { record::record_failed(writer, e); });
   const std::string& agent_prefix = c_.environment.agent_store_prefix;
   if (!agent_prefix.empty()) {
-    store_ = distributed::join_launcher_store(self.store, agent_prefix, plan.timeout);
+    store_ = distributed::join_launcher_store(self.store, agent_prefix, setup.timeout);
   } else if (self.rank == 0) {
     int bound = 0;
-    store_ = distributed::serve_store(self.store, plan.timeout, bound,
-                                      plan.local_world_size == plan.world_size);
+    store_ = distributed::serve_store(self.store, setup.timeout, bound,
+                                      setup.local_world_size == setup.world_size);
   } else {
-    store_ = distributed::connect_store(self.store, plan.timeout);
+    store_ = distributed::connect_store(self.store, setup.timeout);
   }
   return store_;
 }

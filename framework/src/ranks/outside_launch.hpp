@@ -4,10 +4,10 @@
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include "checkpoint/settings.hpp"
 #include "ranks/local_launch.hpp"
-#include "ranks/rank_plan.hpp"
 #include "ranks/rank_run.hpp"
-#include "train/checkpoint_settings.hpp"
+#include "ranks/rank_setup.hpp"
 
 namespace runner::ranks {
 
@@ -16,13 +16,13 @@ class OutsideLaunch {
   explicit OutsideLaunch(const LaunchContext& c) : c_(c) {}
 
   // Trains this rank's part of the run; rank 0 records it. `index` names the run's keys.
-  record::RunOutcome run(const config::RunConfig& run, const RankPlan& plan, size_t index,
+  record::RunOutcome run(const config::RunConfig& run, const RankSetup& setup, size_t index,
                          const record::RunStart& start,
-                         const train::CheckpointSettings& checkpoints);
+                         const checkpoint::CheckpointSettings& checkpoints);
 
  private:
   // The store, joined or served on the first run, kept for the next ones.
-  const c10::intrusive_ptr<c10d::Store>& store(const RankPlan& plan, const ThisRank& self,
+  const c10::intrusive_ptr<c10d::Store>& store(const RankSetup& setup, const ThisRank& self,
                                                results::RunWriter& writer);
 
   const LaunchContext& c_;

@@ -10,19 +10,19 @@
 namespace runner::ranks {
 namespace {
 
-distributed::RankConnection connect(const RankPlan& plan, const ThisRank& self,
+distributed::RankConnection connect(const RankSetup& setup, const ThisRank& self,
                                     const c10::intrusive_ptr<c10d::Store>& store) {
   distributed::ConnectSpec spec;
-  spec.backend = plan.backend;
+  spec.backend = setup.backend;
   spec.store = distributed::run_scope(store, self.run_key);
   spec.beat_store =
-      distributed::run_scope(distributed::connect_store(self.store, plan.timeout), self.run_key);
+      distributed::run_scope(distributed::connect_store(self.store, setup.timeout), self.run_key);
   spec.store_address = distributed::address_text(self.store);
   spec.loopback = self.loopback;
   spec.rank = self.rank;
-  spec.world_size = plan.world_size;
-  spec.timeout = plan.timeout;
-  if (plan.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
+  spec.world_size = setup.world_size;
+  spec.timeout = setup.timeout;
+  if (setup.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
   return distributed::connect_ranks(spec);
 }
 
@@ -30,16 +30,16 @@ distributed::RankConnection connect(const RankPlan& plan, const ThisRank& self,
 
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
                                record::Console& console, results::RunWriter& writer,
-                               const RankPlan& plan, const ThisRank& self,
+                               const RankSetup& setup, const ThisRank& self,
                                const c10::intrusive_ptr<c10d::Store>& store,
-                               const train::CheckpointSettings& checkpoints) {
+                               const checkpoint::CheckpointSettings& checkpoints) {
   const std::string prefix = "rank " + std::to_string(self.rank) + ": ";
   const auto record_failure = [&writer](const std::string& e) { record::record_failed(writer, e); };
   distributed::RankConnection connection = [&] {
     const train::InterruptibleWait rendezvous(prefix, record_failure);
-    return connect(plan, self, store);
+    return connect(setup, self, store);
   }();
-  train::RankContext context{connection.communicator, self.local_rank, plan.local_world_size,
+  train::RankContext context{connection.communicator, self.local_rank, setup.local_world_size,
                              connection.waits};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.

@@ -5,13 +5,13 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "distributed/store.hpp"
-#include "ranks/rank_plan.hpp"
+#include "ranks/rank_setup.hpp"
 #include "record/console.hpp"
 #include "train/trainer.hpp"
 
 namespace runner::ranks {
 
-// This process among the plan's ranks, and where the ranks meet.
+// This process among the setup's ranks, and where the ranks meet.
 struct ThisRank {
   int rank = 0, local_rank = 0;
   distributed::StoreAddress store;  // for a second connection and for messages
@@ -21,8 +21,8 @@ struct ThisRank {
 
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,
                                record::Console& console, results::RunWriter& writer,
-                               const RankPlan& plan, const ThisRank& self,
+                               const RankSetup& setup, const ThisRank& self,
                                const c10::intrusive_ptr<c10d::Store>& store,
-                               const train::CheckpointSettings& checkpoints);
+                               const checkpoint::CheckpointSettings& checkpoints);
 
 }  // namespace runner::ranks

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "common/one_line.hpp"
-#include "measure/estimate.hpp"
-#include "ranks/rank_plan.hpp"
+#include "plan/estimate.hpp"
+#include "ranks/rank_setup.hpp"
 #include "sweep/dataset_cache.hpp"
 #include "sweep/experiment_exit.hpp"
 #include "sweep/experiment_runner.hpp"
@@ -18,14 +18,14 @@ struct Plan {
   int failed_exit_code = 0;  // 0: planned
 };
 
-Plan plan_of(const config::RunConfig& run, const ranks::RankPlan& ranks,
+Plan plan_of(const config::RunConfig& run, const ranks::RankSetup& ranks,
              const plugin_host::Registry& registry, DatasetCache& datasets,
              const std::string& name) {
   try {
-    const measure::RunEstimate estimate =
-        measure::estimate_run(run, registry, ranks.world_size, datasets.get(run));
-    return {"# estimate: " + measure::estimate_text(estimate) + "\n# plan per rank:\n" +
-                measure::plan_table(estimate),
+    const plan::RunEstimate estimate =
+        plan::estimate_run(run, registry, ranks.world_size, datasets.get(run));
+    return {"# estimate: " + plan::estimate_text(estimate) + "\n# plan per rank:\n" +
+                plan::plan_table(estimate),
             0};
   } catch (const Error& e) {
     std::cerr << "runner: error: " << name << ": " << e.what() << '\n';
@@ -45,14 +45,14 @@ int dry_run(const config::Experiment& experiment, const plugin_host::Registry& r
             << "): " << experiment.runs.size() << " run(s), results in " << results_path(experiment)
             << "\n";
   // Planned as if started by hand: a dry run starts no ranks.
-  const std::vector<ranks::RankPlan> plans = ranks::plan_runs(experiment, {});
+  const std::vector<ranks::RankSetup> rank_setups = ranks::rank_setups_of(experiment, {});
   DatasetCache datasets(registry);
   std::vector<int> failed;
   for (size_t i = 0; i < experiment.runs.size(); ++i) {
     const auto& run = experiment.runs[i];
     const std::string name = "run " + std::to_string(i + 1) + "/" +
                              std::to_string(experiment.runs.size()) + " id " + run.id;
-    const Plan plan = plan_of(run, plans[i], registry, datasets, name);
+    const Plan plan = plan_of(run, rank_setups[i], registry, datasets, name);
     std::cout << "\n# " << name << (run.label.empty() ? "" : "  " + run.label) << "\n"
               << run.resolved_toml << plan.text;
     if (plan.failed_exit_code != 0) failed.push_back(plan.failed_exit_code);

@@ -8,7 +8,8 @@
 #include <sstream>
 #include <thread>
 
-#include "measure/estimate.hpp"
+#include "config/resolve_techniques.hpp"
+#include "plan/estimate.hpp"
 #include "ranks/local_launch.hpp"
 #include "ranks/outside_launch.hpp"
 #include "record/record_run.hpp"
@@ -41,116 +42,118 @@ bool outside_launcher(const SweepContext& c) {
 
 // Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
 // with too few GPUs skips the run, as it skips NCCL without GPUs.)
-void check_local_world(const ranks::RankPlan& plan) {
-  if (plan.start != ranks::RankStart::local) return;
+void check_local_world(const ranks::RankSetup& setup) {
+  if (setup.start != ranks::RankStart::local) return;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (plan.cuda || plan.world_size <= cores) return;
+  if (setup.cuda || setup.world_size <= cores) return;
   throw ConfigError(
       fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
                   "and this machine has {}",
-                  plan.world_size, cores),
+                  setup.world_size, cores),
       "start the ranks across machines with torchrun or srun (see the README)");
 }
 
 // The run's plan; none when it cannot be made (its data is missing, its model refuses its keys):
 // such a run fails on its own when it starts, and the sweep goes on.
-std::optional<measure::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
-                                                int world_size, DatasetCache& datasets) {
+std::optional<plan::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
+                                             int world_size, DatasetCache& datasets) {
   try {
-    return measure::estimate_run(run, c.registry, world_size, datasets.get(run));
+    return plan::estimate_run(run, c.registry, world_size, datasets.get(run));
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
 // The run's plan against its budget, and checkpointing against a model without layers.
-void check_plan(const config::RunConfig& run, const measure::RunEstimate& estimate,
-                int local_ranks) {
-  if (run.train.get_string("activation_checkpointing") == "layers" && estimate.model.layers.empty())
+void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate, int local_ranks) {
+  if (config::techniques_of(run.train).checkpoint_layers && estimate.model.layers.empty())
     throw ConfigError(
         fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
                     "lists no layers{}",
                     run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
         "set train.activation_checkpointing = \"none\", or use a model that "
         "lists its layers (gpt2, vgg, conv_stack)");
-  measure::check_plan_fits(run, estimate, local_ranks);
+  plan::check_plan_fits(run, estimate, local_ranks);
 }
 
-// Every run's ranks are planned and checked before the first one starts.
-std::vector<ranks::RankPlan> plan_and_check_runs(const SweepContext& c) {
+// Every run's ranks set up and checked before the first one starts.
+std::vector<ranks::RankSetup> checked_rank_setups(const SweepContext& c) {
   DatasetCache datasets(c.registry);
-  std::vector<ranks::RankPlan> plans;
+  std::vector<ranks::RankSetup> setups;
   for (const auto& run : c.recording.experiment.runs) {
-    const ranks::RankPlan plan = ranks::plan_ranks(run, c.launch.environment);
-    check_local_world(plan);
-    train::check_batch_divides(run, plan.world_size);
-    const auto estimate = estimate_of(c, run, plan.world_size, datasets);
+    const ranks::RankSetup setup = ranks::rank_setup_of(run, c.launch.environment);
+    check_local_world(setup);
+    train::check_batch_divides(run, setup.world_size);
+    const auto estimate = estimate_of(c, run, setup.world_size, datasets);
     // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
     // group's ranks, share one.
-    train::check_techniques(run, estimate ? estimate->plan.data_parallel_degree : plan.world_size);
-    if (estimate) check_plan(run, *estimate, plan.local_world_size);
-    plans.push_back(plan);
+    train::check_techniques(run, estimate ? estimate->plan.data_parallel_degree : setup.world_size);
+    if (estimate) check_plan(run, *estimate, setup.local_world_size);
+    setups.push_back(setup);
   }
-  return plans;
+  return setups;
 }
 
-// The plan of --resume for this process: rank 0 (or the only writer) plans from the results
-// file; the other ranks of an outside launch need only the checkpoint.
-ResumePlan resume_plan(const SweepContext& c, const config::RunConfig& run,
-                       const train::CheckpointSettings& checkpoints,
-                       const std::vector<results::RunRecord>& earlier_runs) {
+// What --resume does with the run in this process: rank 0 (or the only writer) chooses from the
+// results file; the other ranks of an outside launch need only the checkpoint.
+checkpoint::ResumeChoice resume_choice(const SweepContext& c, const config::RunConfig& run,
+                                       const checkpoint::CheckpointSettings& checkpoints,
+                                       const std::vector<results::RunRecord>& earlier_runs) {
   const bool only_run = c.recording.experiment.runs.size() == 1;
   if (!outside_launcher(c) || c.launch.environment.rank == 0)
-    return plan_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs,
-                       c.recording.errors);
-  ResumePlan plan;
-  plan.checkpoint =
-      resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.recording.errors)
+    return checkpoint::choose_resume(c.launch.resume, run, only_run, checkpoints, earlier_runs,
+                                     c.recording.errors);
+  checkpoint::ResumeChoice choice;
+  choice.checkpoint =
+      checkpoint::resume_checkpoint(c.launch.resume, run, only_run, checkpoints, c.recording.errors)
           .value_or("");
-  return plan;
+  return choice;
 }
 
-// The run's [checkpoint] settings, starting from the checkpoint the resume plan chose.
-train::CheckpointSettings resumed_from(train::CheckpointSettings checkpoints,
-                                       const ResumePlan& resume) {
+// Where the run's record starts (not meant for a run kept as it is).
+record::RunStart run_start(const checkpoint::ResumeChoice& resume) {
+  return {resume.group, resume.action == checkpoint::ResumeChoice::Action::go_on, resume.checkpoint,
+          resume.epochs, resume.steps};
+}
+
+// The run's [checkpoint] settings, starting from the checkpoint the resume choice named.
+checkpoint::CheckpointSettings resumed_from(checkpoint::CheckpointSettings checkpoints,
+                                            const checkpoint::ResumeChoice& resume) {
   checkpoints.resume_from = resume.checkpoint;
-  checkpoints.resume_verified = true;  // by the resume plan
+  checkpoints.resume_verified = true;  // by choose_resume
   return checkpoints;
 }
 
 record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
-                           const config::RunConfig& run, const ranks::RankPlan& rank_plan,
-                           size_t index, const ResumePlan& resume,
-                           const train::CheckpointSettings& checkpoints) {
-  switch (rank_plan.start) {
+                           const config::RunConfig& run, const ranks::RankSetup& rank_setup,
+                           size_t index, const checkpoint::ResumeChoice& resume,
+                           const checkpoint::CheckpointSettings& checkpoints) {
+  switch (rank_setup.start) {
     case ranks::RankStart::outside:
-      return outside.run(run, rank_plan, index, resume.start(), checkpoints);
+      return outside.run(run, rank_setup, index, run_start(resume), checkpoints);
     case ranks::RankStart::local:
-      return ranks::launch_local_run(c.launch_context(), run, rank_plan, index, resume.start());
+      return ranks::launch_local_run(c.launch_context(), run, rank_setup, index, run_start(resume));
     case ranks::RankStart::in_process: break;
   }
   return record::record_run(
-      c.recording, run, true, 1, 1, "", resume.start(), [&](results::RunWriter& writer) {
+      c.recording, run, true, 1, 1, "", run_start(resume), [&](results::RunWriter& writer) {
         return train::train_run(run, c.registry, c.recording.console, writer, {}, checkpoints);
       });
 }
 
-void print_comparison(const std::string& path, const std::set<std::string>& groups,
-                      record::Console& console) {
+// The comparison of this sweep's runs: the groups it went on with or kept, and those it added to
+// the file (`groups_before`: the file's groups when it began). The file is read once here.
+void print_comparison(const std::string& path, const std::set<std::string>& groups_before,
+                      const std::set<std::string>& groups_kept, record::Console& console) {
   if (console.quiet()) return;
   std::vector<results::RunRecord> these;
   for (auto& record : results::read_runs(path))
-    if (groups.count(record.group)) these.push_back(std::move(record));
+    if (groups_kept.count(record.group) || !groups_before.count(record.group))
+      these.push_back(std::move(record));
   std::ostringstream table;
   report::print_table(report::comparison_table(these), table);
   console.line("");
   console.line(table.str());
-}
-
-std::set<std::string> run_groups(const std::string& path) {
-  std::set<std::string> groups;
-  for (const auto& record : results::read_runs(path)) groups.insert(record.group);
-  return groups;
 }
 
 }  // namespace
@@ -168,8 +171,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   SweepContext c{{experiment, console, errors, results_path(experiment)}, registry, launch};
   if (launch.environment.launcher == ranks::Launcher::runner)
     return ranks::run_launched_rank(c.launch_context());
-  const std::vector<ranks::RankPlan> plans = plan_and_check_runs(c);
-  check_resume_request(launch.resume, experiment);
+  const std::vector<ranks::RankSetup> rank_setups = checked_rank_setups(c);
+  checkpoint::check_resume_request(launch.resume, experiment);
   const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
   std::set<std::string> groups_before;
   std::vector<results::RunRecord> earlier_runs;
@@ -183,7 +186,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   const ranks::LaunchContext launch_context = c.launch_context();
   ranks::OutsideLaunch outside(launch_context);
   std::vector<int> failed;
-  std::set<std::string> groups_now;  // the groups this sweep went on with or kept
+  std::set<std::string> groups_kept;  // the earlier groups this sweep went on with or kept
   const size_t total = experiment.runs.size();
   train::install_interrupt_handlers();
   for (size_t i = 0; i < total && !train::interrupt_signal(); ++i) {
@@ -191,23 +194,21 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    const train::CheckpointSettings checkpoints =
-        train::checkpoint_settings(run, c.recording.results_path);
-    const ResumePlan plan = resume_plan(c, run, checkpoints, earlier_runs);
-    groups_now.insert(plan.group);
-    if (plan.action == ResumePlan::Action::keep) {
+    const checkpoint::CheckpointSettings checkpoints =
+        checkpoint::checkpoint_settings(run, c.recording.results_path);
+    const checkpoint::ResumeChoice resume = resume_choice(c, run, checkpoints, earlier_runs);
+    groups_kept.insert(resume.group);
+    if (resume.action == checkpoint::ResumeChoice::Action::keep) {
       console.line("  completed earlier: kept");
       continue;
     }
-    if (!plan.checkpoint.empty()) console.line("  resuming from " + plan.checkpoint);
+    if (!resume.checkpoint.empty()) console.line("  resuming from " + resume.checkpoint);
     record::RunOutcome outcome =
-        run_one(c, outside, run, plans[i], i, plan, resumed_from(checkpoints, plan));
+        run_one(c, outside, run, rank_setups[i], i, resume, resumed_from(checkpoints, resume));
     if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
   }
   if (writes) {
-    for (const auto& group : run_groups(c.recording.results_path))
-      if (!groups_before.count(group)) groups_now.insert(group);
-    print_comparison(c.recording.results_path, groups_now, console);
+    print_comparison(c.recording.results_path, groups_before, groups_kept, console);
     console.line("results: " + c.recording.results_path);
   }
   if (train::interrupt_signal()) return 128 + train::interrupt_signal();

@@ -7,11 +7,11 @@
 #include <ostream>
 #include <vector>
 
+#include "checkpoint/resume_choice.hpp"
 #include "config/experiment.hpp"
 #include "plugin_host/registry.hpp"
 #include "ranks/rank_environment.hpp"
 #include "record/console.hpp"
-#include "sweep/resume_plan.hpp"
 
 namespace runner::sweep {
 
@@ -19,7 +19,7 @@ namespace runner::sweep {
 struct SweepLaunch {
   ranks::RankEnvironment environment;  // Launcher::none: the runner was started by hand
   std::vector<std::string> rank_argv;  // this runner again, as a rank of a local launch
-  ResumeRequest resume;                // --resume
+  checkpoint::ResumeRequest resume;    // --resume
 };
 
 // results/<experiment name>.h5 unless [experiment] results names another file.

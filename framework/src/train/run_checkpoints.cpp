@@ -5,9 +5,9 @@
 
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
+#include "checkpoint/run_state.hpp"
 #include "measure/system.hpp"
 #include "runner/version.hpp"
-#include "train/checkpoint_state.hpp"
 
 namespace runner::train {
 namespace {
@@ -36,7 +36,7 @@ void set_rng_state(torch::Device device, const torch::Tensor& state) {
 // The run plan's peak of each rank: what the layout that wrote the checkpoint expected.
 std::vector<double> planned_bytes(const Session& s) {
   std::vector<double> bytes;
-  for (const auto& rank : s.measures.estimate.plan.ranks) bytes.push_back(rank.total());
+  for (const auto& rank : s.measures.plan.ranks) bytes.push_back(rank.total());
   return bytes;
 }
 
@@ -81,7 +81,7 @@ std::optional<results::EpochRecord> read_last_epoch(const json& j) {
 
 }  // namespace
 
-RunCheckpoints::RunCheckpoints(Session& s, CheckpointSettings settings)
+RunCheckpoints::RunCheckpoints(Session& s, checkpoint::CheckpointSettings settings)
     : s_(s), settings_(std::move(settings)) {
   if (!settings_.saves() && settings_.resume_from.empty()) return;
   const bool has_state = !in_plugin_code(s_, "listing the strategy's state", [&] {
@@ -118,7 +118,7 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
                                                   [&] { return s_.strategy->state_pieces(); });
   auto add = [&](const std::string& name, const torch::Tensor& tensor) {
     pieces.push_back(
-        {rank_entry(s_.ranks.rank(), name), tensor.sizes().vec(), -1, 0, tensor, true});
+        {checkpoint::rank_entry(s_.ranks.rank(), name), tensor.sizes().vec(), -1, 0, tensor, true});
   };
   add("rng_cpu", rng_state(torch::kCPU));
   if (s_.device.is_cuda()) add("rng_cuda", rng_state(s_.device));
@@ -182,8 +182,8 @@ ResumePoint RunCheckpoints::load_checkpoint() {
                                 "with model '{}'",
                                 folder, m.experiment, m.model, experiment, s_.run.model.name),
                     "resume a run from a checkpoint of its own experiment");
-  check_engine_state(reader);
-  check_progress_fits(m, folder, s_.loop.epochs, s_.loop.steps_per_epoch);
+  checkpoint::check_engine_state(reader);
+  checkpoint::check_progress_fits(m, folder, s_.loop.epochs, s_.loop.steps_per_epoch);
   std::vector<StatePiece> pieces = in_plugin_code(s_, "listing the strategy's state",
                                                   [&] { return s_.strategy->state_pieces(); });
   for (const auto& piece : pieces) reader.read_into(piece);
@@ -193,10 +193,10 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   });
 
   const int rank = s_.ranks.rank(), world = s_.ranks.world_size();
-  if (reader.contains(rank_entry(rank, "rng_cpu")))
-    set_rng_state(torch::kCPU, reader.whole(rank_entry(rank, "rng_cpu")));
-  if (s_.device.is_cuda() && reader.contains(rank_entry(rank, "rng_cuda")))
-    set_rng_state(s_.device, reader.whole(rank_entry(rank, "rng_cuda")));
+  if (reader.contains(checkpoint::rank_entry(rank, "rng_cpu")))
+    set_rng_state(torch::kCPU, reader.whole(checkpoint::rank_entry(rank, "rng_cpu")));
+  if (s_.device.is_cuda() && reader.contains(checkpoint::rank_entry(rank, "rng_cuda")))
+    set_rng_state(s_.device, reader.whole(checkpoint::rank_entry(rank, "rng_cuda")));
 
   const json& engine = m.engine;
   s_.progress.global_step = m.progress.global_step;
@@ -221,7 +221,7 @@ ResumePoint RunCheckpoints::load_checkpoint() {
   torch::Tensor sums =
       PassMetrics(s_.loading.info.num_classes, s_.loading.info.task).pack(torch::kCPU);
   for (int old = rank; old < m.world_size; old += world)
-    sums += reader.whole(rank_entry(old, "pass_metrics"));
+    sums += reader.whole(checkpoint::rank_entry(old, "pass_metrics"));
   pass.metrics.unpack(sums);
   point.pass = std::move(pass);
   return point;

@@ -6,8 +6,8 @@
 #include <memory>
 #include <optional>
 
+#include "checkpoint/settings.hpp"
 #include "checkpoint/writer.hpp"
-#include "train/checkpoint_settings.hpp"
 #include "train/passes.hpp"
 #include "train/session.hpp"
 
@@ -31,7 +31,7 @@ struct ResumePoint {
 class RunCheckpoints {
  public:
   // Throws ConfigError when the run saves checkpoints and its strategy cannot.
-  RunCheckpoints(Session& s, CheckpointSettings settings);
+  RunCheckpoints(Session& s, checkpoint::CheckpointSettings settings);
 
   // The checkpoint of settings.resume_from loaded into the strategy and the session; the
   // start of the run without one. Rank 0 then removes the run's checkpoints of later steps:
@@ -51,7 +51,7 @@ class RunCheckpoints {
   ResumePoint load_checkpoint();
 
   Session& s_;
-  CheckpointSettings settings_;
+  checkpoint::CheckpointSettings settings_;
   std::unique_ptr<checkpoint::ShardWriter> writer_;
 };
 

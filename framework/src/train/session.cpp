@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "config/techniques.hpp"
+#include "config/resolve_techniques.hpp"
 #include "measure/system.hpp"
+#include "plan/estimate.hpp"
 #include "train/sampler.hpp"
 
 namespace runner::train {
@@ -33,7 +34,7 @@ int64_t local_batch_size(int64_t batch_size, int data_parallel_degree) {
 // Augmentation may not change the sample shape: test batches keep the dataset's.
 void set_up_loading(Session& s) {
   const Options& train = s.run.train;
-  s.loading.augmentation = data::Augmentation(s.run.augment);
+  s.loading.augmentation = augment::Augmentation(s.run.augment);
   if (!s.loading.augmentation.empty()) {
     const auto shape = s.loading.augmentation.output_shape(s.loading.info.sample_shape);
     if (shape != s.loading.info.sample_shape)
@@ -50,9 +51,9 @@ void set_up_loading(Session& s) {
 
 // The run's plan, recorded beside the measured peak. A model whose measuring forward fails
 // gets none: its first step reports the error where the run would meet it anyway.
-measure::RunEstimate plan_or_none(const Session& s, const plugin_host::Registry& registry) {
+plan::RunEstimate plan_or_none(const Session& s, const plugin_host::Registry& registry) {
   try {
-    return measure::estimate_run(s.run, registry, s.ranks.world_size(), *s.loading.dataset);
+    return plan::estimate_run(s.run, registry, s.ranks.world_size(), *s.loading.dataset);
   } catch (const std::exception&) {
     return {};
   }
@@ -97,7 +98,7 @@ void set_up_device(Session& s) {
 // from before the model is built, whose setup copies its weights. A run without a plan keeps
 // blocks unbounded.
 void bound_kept_blocks_by_plan(Session& s) {
-  const std::vector<MemoryPlan>& planned = s.measures.estimate.plan.ranks;
+  const std::vector<MemoryPlan>& planned = s.measures.plan.ranks;
   if (!s.device.is_cpu() || planned.empty()) return;
   const size_t rank = std::min(planned.size() - 1, static_cast<size_t>(s.ranks.rank()));
   s.kept_blocks.bound_by_plan(planned[rank].total());
@@ -107,7 +108,7 @@ void bound_kept_blocks_by_plan(Session& s) {
 void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry) {
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
   s.techniques = config::techniques_of(s.run.train);
-  s.measures.estimate = plan_or_none(s, registry);
+  s.measures.plan = plan_or_none(s, registry).plan;
   bound_kept_blocks_by_plan(s);
   auto make_model = [&s, &registry] {
     return registry.make_model(s.run.model,

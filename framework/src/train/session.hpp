@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "augment/augmentation.hpp"
 #include "config/experiment.hpp"
-#include "data/augment.hpp"
 #include "measure/cpu_memory.hpp"
 #include "measure/run_measures.hpp"
 #include "plugin_host/call_plugin.hpp"
@@ -33,7 +33,7 @@ inline double seconds_since(Clock::time_point start) {
 struct Loading {
   std::shared_ptr<Dataset> dataset;
   DatasetInfo info;
-  data::Augmentation augmentation;
+  augment::Augmentation augmentation;
   int64_t num_workers = 0, prefetch = 1;
   bool pin_memory = false;
 };

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "config/resolve_techniques.hpp"
+
 namespace runner::train {
 namespace {
 
@@ -14,7 +16,7 @@ std::string run_suffix(const config::RunConfig& run) {
 
 void check_micro_batches(const config::RunConfig& run, int replicas) {
   const int64_t batch = run.train.get_int("batch_size");
-  const int64_t micro = run.train.get_int("micro_batches");
+  const int64_t micro = config::techniques_of(run.train).micro_batches;
   const int64_t per_replica = batch / replicas;
   if (per_replica % micro == 0) return;
   const int64_t unit = static_cast<int64_t>(replicas) * micro;
@@ -38,7 +40,7 @@ bool runs_on_cpu(const config::RunConfig& run) {
 
 void check_techniques(const config::RunConfig& run, int replicas) {
   check_micro_batches(run, replicas);
-  if (run.train.get_string("precision") == "fp16" && runs_on_cpu(run))
+  if (config::techniques_of(run.train).precision == Precision::fp16 && runs_on_cpu(run))
     throw ConfigError(
         "train.precision = \"fp16\" needs a CUDA device, and this run is on the CPU" +
             run_suffix(run),

@@ -67,7 +67,7 @@ results::Summary summarize(const Session& s, const EarlierEpochs& epochs, double
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
                            record::Console& console, results::RunWriter& writer,
                            const RankContext& ranks,
-                           const CheckpointSettings& checkpoint_settings) {
+                           const checkpoint::CheckpointSettings& checkpoint_settings) {
   Session s{run, console, writer, ranks};
   build_session(s, registry);
   RunCheckpoints checkpoints(s, checkpoint_settings);

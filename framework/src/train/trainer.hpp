@@ -2,11 +2,11 @@
 // records every epoch in the results file as soon as it ends.
 #pragma once
 
+#include "checkpoint/settings.hpp"
 #include "config/experiment.hpp"
 #include "plugin_host/registry.hpp"
 #include "record/console.hpp"
 #include "results/results.hpp"
-#include "train/checkpoint_settings.hpp"
 #include "train/rank_context.hpp"
 
 namespace runner::train {
@@ -18,6 +18,6 @@ namespace runner::train {
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
                            record::Console& console, results::RunWriter& writer,
                            const RankContext& ranks = {},
-                           const CheckpointSettings& checkpoints = {});
+                           const checkpoint::CheckpointSettings& checkpoints = {});
 
 }  // namespace runner::train

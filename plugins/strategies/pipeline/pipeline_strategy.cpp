@@ -1,7 +1,7 @@
 // PipelineStrategy: groups, tied weights, stage layers, the schedule's steps, gradients, sharding.
 #include "pipeline_strategy.hpp"
 
-#include <runner/strategies/checkpoint.hpp>
+#include <runner/strategies/activation_checkpointing.hpp>
 #include <runner/strategies/data_parallel.hpp>
 #include <runner/strategies/micro_batches.hpp>
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "runner/strategies/checkpoint.hpp"
+#include "runner/strategies/activation_checkpointing.hpp"
 #include "runner/strategies/gradient_clipping.hpp"
 #include "runner/strategies/micro_batches.hpp"
 

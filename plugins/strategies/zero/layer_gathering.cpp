@@ -1,7 +1,7 @@
 // LayerGathering: gathers, prefetches and frees each layer's units around forward and backward.
 #include "layer_gathering.hpp"
 
-#include <runner/strategies/checkpoint.hpp>
+#include <runner/strategies/activation_checkpointing.hpp>
 
 #include <algorithm>
 

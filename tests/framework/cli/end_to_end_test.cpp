@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "measure/blas_kernels.hpp"
+#include "machine/blas_kernels.hpp"
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -38,7 +38,7 @@ TEST(EndToEnd, LeNetTrainsOnASliceOfFashionMnistAndRecordsTheRun) {
   // OpenBLAS's Prescott kernels on a CPU with AVX2 mean it did not know the CPU, and runner
   // did not start again on its own ones.
   const std::string kernels = run.header.environment.at("blas_kernels");
-  if (measure::this_cpu().avx2_fma && !std::getenv("OPENBLAS_CORETYPE")) {
+  if (machine::this_cpu().avx2_fma && !std::getenv("OPENBLAS_CORETYPE")) {
     EXPECT_NE(kernels, "Prescott") << "OpenBLAS's SSE3 kernels on a CPU with AVX2";
   }
   EXPECT_THAT(run.header.config_toml, HasSubstr("name = \"lenet5\"")) << run.header.config_toml;

@@ -2,7 +2,7 @@
 // dataset's schema, written into the resolved text, and refused by --set and [sweep].
 #include <gtest/gtest.h>
 
-#include "config/augment_schemas.hpp"
+#include "augment/schemas.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {
@@ -64,13 +64,13 @@ TEST(AugmentConfig, NoTablesOrAnEmptyListIsNoAugmentation) {
 TEST(AugmentConfig, EveryTransformHasASchemaAndADescription) {
   const std::vector<std::string> expected = {"random_affine",   "random_rotation", "random_crop",
                                              "horizontal_flip", "color_jitter",    "normalize"};
-  EXPECT_EQ(augment_names(), expected);
-  for (const auto& name : augment_names()) {
-    EXPECT_NE(augment_schema(name), nullptr) << name;
-    EXPECT_FALSE(augment_description(name).empty()) << name;
+  EXPECT_EQ(augment::transform_names(), expected);
+  for (const auto& name : augment::transform_names()) {
+    EXPECT_NE(augment::transform_schema(name), nullptr) << name;
+    EXPECT_FALSE(augment::transform_description(name).empty()) << name;
   }
-  EXPECT_EQ(augment_schema("blur"), nullptr);
-  EXPECT_TRUE(augment_description("blur").empty());
+  EXPECT_EQ(augment::transform_schema("blur"), nullptr);
+  EXPECT_TRUE(augment::transform_description("blur").empty());
 }
 
 TEST(AugmentConfig, EachTransformTakesItsOwnKeys) {

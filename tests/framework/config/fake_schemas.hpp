@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/experiment.hpp"
+#include "config/schema_source.hpp"
 
 namespace runner::config::test {
 

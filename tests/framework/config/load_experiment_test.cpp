@@ -11,6 +11,7 @@
 #include <future>
 
 #include "config/experiment_file.hpp"
+#include "config/load_experiment.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {

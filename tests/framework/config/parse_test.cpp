@@ -2,6 +2,7 @@
 // the errors about the file's shape.
 #include <gtest/gtest.h>
 
+#include "config/load_experiment.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {

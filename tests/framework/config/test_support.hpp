@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/experiment.hpp"
+#include "config/load_experiment.hpp"
 #include "fake_schemas.hpp"
 #include "runner/errors.hpp"
 

@@ -168,7 +168,7 @@ TEST(Search, NothingFittingNamesTheSmallestPlanAndByHowMuch) {
   const std::string text = e.what();
   EXPECT_THAT(text, HasSubstr("no layout fits 2 CPU devices")) << text;
   EXPECT_THAT(text, HasSubstr(search.over_memory.front().layout.label())) << text;
-  EXPECT_THAT(text, HasSubstr(measure::gibibytes(search.over_memory.front().estimate.peak_bytes())))
+  EXPECT_THAT(text, HasSubstr(plan::gibibytes(search.over_memory.front().estimate.peak_bytes())))
       << text;
   EXPECT_FALSE(e.hint().empty());
 }

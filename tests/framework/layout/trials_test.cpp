@@ -1,5 +1,6 @@
 // The trials' experiment file, the measured step of a trial, and the written best layout.
 #include "layout/trials.hpp"
+#include "config/load_experiment.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

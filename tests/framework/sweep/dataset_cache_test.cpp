@@ -1,5 +1,6 @@
 // The checks before training build each dataset once per identity, failures included.
 #include "sweep/dataset_cache.hpp"
+#include "config/load_experiment.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // Tests of the experiment runner: every run recorded, failed runs and their exit, results' name.
 #include "sweep/experiment_runner.hpp"
+#include "config/load_experiment.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,10 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
+#include "config/load_experiment.hpp"
 #include "measure/cpu_memory.hpp"
-#include "measure/estimate.hpp"
-#include "measure/measure_model.hpp"
 #include "measure/mfu.hpp"
+#include "plan/estimate.hpp"
+#include "plan/measure_model.hpp"
 #include "plugin_host/op_library.hpp"
 #include "train/trainer.hpp"
 
@@ -40,8 +41,7 @@ ModelEstimate measured_gpt2(const plugin_host::Registry& registry, const config:
   auto dataset = registry.make_dataset(run.dataset, DatasetContext{0});
   plugin_host::RegistryOpLibrary ops(registry, run.ops);
   auto model = registry.make_model(run.model, ModelContext{dataset->info(), &ops, precision});
-  return measure::measure_model(*model, dataset->get_batch(Split::train, torch::arange(2)),
-                                precision);
+  return plan::measure_model(*model, dataset->get_batch(Split::train, torch::arange(2)), precision);
 }
 
 void expect_estimate_near_measure(const std::string& text, Precision precision) {

@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
-#include "config/techniques.hpp"
+#include "config/load_experiment.hpp"
+#include "config/resolve_techniques.hpp"
 #include "train/technique_checks.hpp"
 #include "train/trainer.hpp"
 

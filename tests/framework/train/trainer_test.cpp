@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <runner_testing/run_fixtures.hpp>
+#include "config/load_experiment.hpp"
 #include "measure/cpu_memory.hpp"
 #include "train/trainer.hpp"
 

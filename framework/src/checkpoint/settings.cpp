@@ -1,0 +1,21 @@
+// [checkpoint] read into when and where a run saves, and what it resumes from.
+#include "checkpoint/settings.hpp"
+
+#include <filesystem>
+
+namespace runner::checkpoint {
+
+CheckpointSettings checkpoint_settings(const config::RunConfig& run,
+                                       const std::string& results_path) {
+  const Options& keys = run.checkpoint;
+  CheckpointSettings settings;
+  settings.every_epochs = keys.get_int("every_epochs");
+  settings.every_steps = keys.get_int("every_steps");
+  settings.keep = keys.get_int("keep");
+  std::filesystem::path dir = keys.get_string("dir");
+  if (dir.empty()) dir = std::filesystem::path(results_path).replace_extension(".checkpoints");
+  settings.run_folder = (dir / run.id).string();
+  return settings;
+}
+
+}  // namespace runner::checkpoint
