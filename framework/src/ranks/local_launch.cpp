@@ -109,7 +109,7 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
       ->set_status(results::Status::failed, f.message);
   record::end_tensorboard_run(c.recording.experiment, run, group, results::Status::failed);
   record::print_error(c.recording.errors, "", f.message, hint);
-  return {record::RunOutcome::Kind::failed, f.exit_code};
+  return {record::RunOutcome::Kind::failed, f.exit_code, group};
 }
 
 // Serves the run's store, starts its ranks and waits for them.
@@ -121,7 +121,7 @@ record::RunOutcome launch_and_wait(const LaunchContext& c, const RankSetup& setu
                                        setup.world_size, setup.backend, kLoopback, port));
   const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, resume_from),
                                            [] { return train::interrupt_signal() != 0; });
-  if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0};
+  if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0, group};
   const config::RunConfig& run = c.recording.experiment.runs[index];
   if (train::interrupt_signal())
     return record_failure(c, run, group,
@@ -143,7 +143,7 @@ record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunCon
     if (auto why = cannot_run_here(setup)) {
       writer->set_status(results::Status::skipped, *why);
       c.recording.console.line("  skipped: " + *why);
-      return {record::RunOutcome::Kind::skipped, 0};
+      return {record::RunOutcome::Kind::skipped, 0, writer->group_name()};
     }
     group = writer->group_name();
   }  // the file is closed: rank 0 writes the run

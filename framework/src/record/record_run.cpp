@@ -79,26 +79,27 @@ RunOutcome record_run(const Recording& r, const config::RunConfig& run, bool wri
   OpenRun open{nullptr, std::make_unique<NullWriter>()};
   if (writes) open = open_run(r, run, world_size, local_ranks, start);
   results::RunWriter* writer = open.writer.get();
+  const std::string group = writes ? writer->group_name() : "";
   std::unique_ptr<results::RunWriter> events;
   try {
     if (writes) events = with_tensorboard(r.experiment, run, *writer);
     if (events) writer = events.get();
     r.console.run_finished(train(*writer));
     writer->set_status(results::Status::completed);
-    return {RunOutcome::Kind::completed, 0};
+    return {RunOutcome::Kind::completed, 0, group};
   } catch (const RunSkipped& e) {
     writer->set_status(results::Status::skipped, e.what());
     r.console.line(std::string("  skipped: ") + e.what());
-    return {RunOutcome::Kind::skipped, 0};
+    return {RunOutcome::Kind::skipped, 0, group};
   } catch (const Error& e) {
     record_failed(*writer, e.what());
     print_error(r.errors, rank_prefix, e.what(), e.hint());
-    return {RunOutcome::Kind::failed, e.exit_code()};
+    return {RunOutcome::Kind::failed, e.exit_code(), group};
   } catch (const std::exception& e) {
     const std::string message = one_line(e);
     record_failed(*writer, message);
     print_error(r.errors, rank_prefix, message, "");
-    return {RunOutcome::Kind::failed, static_cast<int>(ErrorClass::runtime)};
+    return {RunOutcome::Kind::failed, static_cast<int>(ErrorClass::runtime), group};
   }
 }
 

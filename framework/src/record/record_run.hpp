@@ -37,6 +37,7 @@ struct RunStart {
 struct RunOutcome {
   enum class Kind { completed, skipped, failed } kind = Kind::completed;
   int exit_code = 0;
+  std::string group;  // the run's group in the results file; empty where this process wrote none
 };
 
 // `local_ranks`: the run's ranks on this machine, which share its cores.

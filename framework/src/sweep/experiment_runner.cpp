@@ -141,15 +141,14 @@ record::RunOutcome run_one(const SweepContext& c, ranks::OutsideLaunch& outside,
       });
 }
 
-// The comparison of this sweep's runs: the groups it went on with or kept, and those it added to
-// the file (`groups_before`: the file's groups when it began). The file is read once here.
-void print_comparison(const std::string& path, const std::set<std::string>& groups_before,
-                      const std::set<std::string>& groups_kept, record::Console& console) {
+// The comparison of this sweep's runs, read from the file: the groups it wrote, went on with or
+// kept.
+void print_comparison(const std::string& path, const std::set<std::string>& groups,
+                      record::Console& console) {
   if (console.quiet()) return;
   std::vector<results::RunRecord> these;
   for (auto& record : results::read_runs(path))
-    if (groups_kept.count(record.group) || !groups_before.count(record.group))
-      these.push_back(std::move(record));
+    if (groups.count(record.group)) these.push_back(std::move(record));
   std::ostringstream table;
   report::print_table(report::comparison_table(these), table);
   console.line("");
@@ -174,19 +173,19 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   const std::vector<ranks::RankSetup> rank_setups = checked_rank_setups(c);
   checkpoint::check_resume_request(launch.resume, experiment);
   const bool writes = !outside_launcher(c) || launch.environment.rank == 0;
-  std::set<std::string> groups_before;
+  // The runs recorded before, which only --resume looks at: without it the file is read once,
+  // for the comparison at the end.
   std::vector<results::RunRecord> earlier_runs;
   if (writes) {
     results::ResultsFile::open(c.recording.results_path);  // a bad file fails before any run starts
     record::write_tensorboard_experiment(
         experiment);  // and so does a folder that cannot be written
-    earlier_runs = results::read_runs(c.recording.results_path);
-    for (const auto& record : earlier_runs) groups_before.insert(record.group);
+    if (launch.resume) earlier_runs = results::read_runs(c.recording.results_path);
   }
   const ranks::LaunchContext launch_context = c.launch_context();
   ranks::OutsideLaunch outside(launch_context);
   std::vector<int> failed;
-  std::set<std::string> groups_kept;  // the earlier groups this sweep went on with or kept
+  std::set<std::string> groups;  // those this sweep wrote, went on with or kept
   const size_t total = experiment.runs.size();
   train::install_interrupt_handlers();
   for (size_t i = 0; i < total && !train::interrupt_signal(); ++i) {
@@ -197,18 +196,19 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     const checkpoint::CheckpointSettings checkpoints =
         checkpoint::checkpoint_settings(run, c.recording.results_path);
     const checkpoint::ResumeChoice resume = resume_choice(c, run, checkpoints, earlier_runs);
-    groups_kept.insert(resume.group);
     if (resume.action == checkpoint::ResumeChoice::Action::keep) {
       console.line("  completed earlier: kept");
+      groups.insert(resume.group);
       continue;
     }
     if (!resume.checkpoint.empty()) console.line("  resuming from " + resume.checkpoint);
     record::RunOutcome outcome =
         run_one(c, outside, run, rank_setups[i], i, resume, resumed_from(checkpoints, resume));
     if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
+    groups.insert(outcome.group);
   }
   if (writes) {
-    print_comparison(c.recording.results_path, groups_before, groups_kept, console);
+    print_comparison(c.recording.results_path, groups, console);
     console.line("results: " + c.recording.results_path);
   }
   if (train::interrupt_signal()) return 128 + train::interrupt_signal();

@@ -10,6 +10,7 @@
 #include "results/read_runs.hpp"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace runner::sweep {
 namespace {
@@ -47,6 +48,21 @@ TEST(ExperimentRunner, ASweepRecordsEveryRunAndPrintsTheTable) {
   EXPECT_THAT(printed, HasSubstr("per-class test accuracy")) << printed;
   EXPECT_EQ(run(registry, text, printed), 0);
   EXPECT_EQ(results::read_runs(file).size(), 4u) << "running again appends";
+}
+
+// The table's rows begin with each run's group.
+TEST(ExperimentRunner, TheTableListsThisSweepsRunsNotTheFilesEarlierOnes) {
+  auto registry = fixture_registry();
+  std::string file = temp_path("table.h5"), printed;
+  std::string text = sweep_into(file, "\"train.batch_size\" = [16, 64]");
+  ASSERT_EQ(run(registry, text, printed), 0) << printed;
+  ASSERT_EQ(run(registry, text, printed), 0) << printed;
+  const auto runs = results::read_runs(file);
+  ASSERT_EQ(runs.size(), 4u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_THAT(printed, Not(HasSubstr("\n" + runs[i].group + " "))) << printed;
+    EXPECT_THAT(printed, HasSubstr("\n" + runs[i + 2].group + " ")) << printed;
+  }
 }
 
 TEST(ExperimentRunner, AFailedRunIsRecordedAndTheSweepGoesOn) {
