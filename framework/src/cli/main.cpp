@@ -16,9 +16,9 @@
 #include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
 #include "common/clipped_text.hpp"
+#include "common/one_line.hpp"
 #include "machine/blas_kernels.hpp"
 #include "opcheck/check_op.hpp"
-#include "plugin_host/call_plugin.hpp"
 #include "runner/options.hpp"
 #include "runner/version.hpp"
 

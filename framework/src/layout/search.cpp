@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "sweep/dataset_cache.hpp"
+#include "plan/dataset_cache.hpp"
 #include "train/technique_checks.hpp"
 
 namespace runner::layout {
@@ -58,7 +58,7 @@ class Planner {
 
   const SearchRequest& request_;
   const plugin_host::Registry& registry_;
-  sweep::DatasetCache datasets_;
+  plan::DatasetCache datasets_;
   std::map<Precision, plan::ModelSizing> sizes_;
 };
 

@@ -16,6 +16,7 @@
 #include "ranks/rank_run.hpp"
 #include "record/null_writer.hpp"
 #include "record/tensorboard_events.hpp"
+#include "results/results.hpp"
 #include "train/interrupt.hpp"
 
 namespace runner::ranks {

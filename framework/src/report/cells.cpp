@@ -51,7 +51,7 @@ std::string format_number(double value) {
 
 std::string format_percent(double fraction) { return fmt::format("{:.2f}%", fraction * 100); }
 
-std::string one_line(const std::string& text, size_t max_chars) {
+std::string note_line(const std::string& text, size_t max_chars) {
   std::istringstream lines(text);
   std::string line;
   std::string first_line;

@@ -20,7 +20,7 @@ std::string format_percent(double fraction);
 
 // The first line of `text`, cut to `max_chars` characters, ending in "..." when anything
 // was left out: error messages can be long and span lines, table cells cannot.
-std::string one_line(const std::string& text, size_t max_chars);
+std::string note_line(const std::string& text, size_t max_chars);
 
 // Characters (UTF-8 code points) in `text`: what a terminal column holds.
 size_t display_width(const std::string& text);

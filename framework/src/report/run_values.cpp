@@ -205,10 +205,10 @@ std::vector<std::string> study_columns(const std::vector<RunRecord>& runs) {
 }
 
 std::string note_of(const RunRecord& run) {
-  std::string note = one_line(run.error, kNoteChars);
+  std::string note = note_line(run.error, kNoteChars);
   if (!run.damage.empty()) {
     if (!note.empty()) note += "; ";
-    note += one_line("damaged: " + run.damage, kNoteChars);
+    note += note_line("damaged: " + run.damage, kNoteChars);
   }
   return note;
 }

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "common/one_line.hpp"
+#include "plan/dataset_cache.hpp"
 #include "plan/estimate.hpp"
 #include "ranks/rank_setup.hpp"
-#include "sweep/dataset_cache.hpp"
 #include "sweep/experiment_exit.hpp"
 #include "sweep/experiment_runner.hpp"
 
@@ -19,7 +19,7 @@ struct Plan {
 };
 
 Plan plan_of(const config::RunConfig& run, const ranks::RankSetup& ranks,
-             const plugin_host::Registry& registry, DatasetCache& datasets,
+             const plugin_host::Registry& registry, plan::DatasetCache& datasets,
              const std::string& name) {
   try {
     const plan::RunEstimate estimate =
@@ -46,7 +46,7 @@ int dry_run(const config::Experiment& experiment, const plugin_host::Registry& r
             << "\n";
   // Planned as if started by hand: a dry run starts no ranks.
   const std::vector<ranks::RankSetup> rank_setups = ranks::rank_setups_of(experiment, {});
-  DatasetCache datasets(registry);
+  plan::DatasetCache datasets(registry);
   std::vector<int> failed;
   for (size_t i = 0; i < experiment.runs.size(); ++i) {
     const auto& run = experiment.runs[i];

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "config/resolve_techniques.hpp"
+#include "plan/dataset_cache.hpp"
 #include "plan/estimate.hpp"
 #include "ranks/local_launch.hpp"
 #include "ranks/outside_launch.hpp"
@@ -17,7 +18,6 @@
 #include "report/print_table.hpp"
 #include "report/terminal_table.hpp"
 #include "results/read_runs.hpp"
-#include "sweep/dataset_cache.hpp"
 #include "sweep/experiment_exit.hpp"
 #include "train/interrupt.hpp"
 #include "train/technique_checks.hpp"
@@ -56,7 +56,7 @@ void check_local_world(const ranks::RankSetup& setup) {
 // The run's plan; none when it cannot be made (its data is missing, its model refuses its keys):
 // such a run fails on its own when it starts, and the sweep goes on.
 std::optional<plan::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
-                                             int world_size, DatasetCache& datasets) {
+                                             int world_size, plan::DatasetCache& datasets) {
   try {
     return plan::estimate_run(run, c.registry, world_size, datasets.get(run));
   } catch (const std::exception&) {
@@ -78,7 +78,7 @@ void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate,
 
 // Every run's ranks set up and checked before the first one starts.
 std::vector<ranks::RankSetup> checked_rank_setups(const SweepContext& c) {
-  DatasetCache datasets(c.registry);
+  plan::DatasetCache datasets(c.registry);
   std::vector<ranks::RankSetup> setups;
   for (const auto& run : c.recording.experiment.runs) {
     const ranks::RankSetup setup = ranks::rank_setup_of(run, c.launch.environment);

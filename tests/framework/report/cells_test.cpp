@@ -37,12 +37,12 @@ TEST(ReportCells, AccuracyAsPercentage) {
   EXPECT_EQ(format_percent(1), "100.00%");
 }
 
-TEST(ReportCells, OneLineKeepsTheFirstLineAndMarksWhatIsCut) {
-  EXPECT_EQ(one_line("out of memory", 80), "out of memory");
-  EXPECT_EQ(one_line("  \nloss is NaN\n  at step 3", 80), "loss is NaN...");
-  EXPECT_EQ(one_line("abcdefghij", 4), "abcd...");
-  EXPECT_EQ(one_line("ééééé", 2), "éé...");
-  EXPECT_EQ(one_line("", 80), "");
+TEST(ReportCells, NoteLineKeepsTheFirstLineAndMarksWhatIsCut) {
+  EXPECT_EQ(note_line("out of memory", 80), "out of memory");
+  EXPECT_EQ(note_line("  \nloss is NaN\n  at step 3", 80), "loss is NaN...");
+  EXPECT_EQ(note_line("abcdefghij", 4), "abcd...");
+  EXPECT_EQ(note_line("ééééé", 2), "éé...");
+  EXPECT_EQ(note_line("", 80), "");
 }
 
 TEST(ReportCells, DisplayWidthCountsCharactersNotBytes) {

@@ -1,7 +1,7 @@
 // The sweep's cache of datasets built for its checks and plans.
-#include "sweep/dataset_cache.hpp"
+#include "plan/dataset_cache.hpp"
 
-namespace runner::sweep {
+namespace runner::plan {
 namespace {
 
 std::string dataset_key(const config::RunConfig& run) {
@@ -27,4 +27,4 @@ Dataset& DatasetCache::get(const config::RunConfig& run) {
   return *built.dataset;
 }
 
-}  // namespace runner::sweep
+}  // namespace runner::plan

@@ -1,5 +1,5 @@
 // The checks before training build each dataset once per identity, failures included.
-#include "sweep/dataset_cache.hpp"
+#include "plan/dataset_cache.hpp"
 #include "config/load_experiment.hpp"
 
 #include <gmock/gmock.h>
@@ -9,7 +9,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::sweep {
+namespace runner::plan {
 namespace {
 
 using testing::blobs_experiment;
@@ -60,4 +60,4 @@ TEST(DatasetCache, ADatasetThatFailsFailsAlikeForEveryRun) {
 }
 
 }  // namespace
-}  // namespace runner::sweep
+}  // namespace runner::plan

@@ -10,7 +10,7 @@
 #include "config/experiment.hpp"
 #include "plugin_host/registry.hpp"
 
-namespace runner::sweep {
+namespace runner::plan {
 
 class DatasetCache {
  public:
@@ -30,4 +30,4 @@ class DatasetCache {
   std::map<std::string, Built> built_;
 };
 
-}  // namespace runner::sweep
+}  // namespace runner::plan
