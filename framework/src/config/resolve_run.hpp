@@ -11,7 +11,7 @@
 namespace runner::config {
 
 // Every field of RunConfig except id, label, sweep_point and resolved_toml.
-RunConfig resolve_run(const RawSections& sections, const std::string& file,
+RunConfig resolve_run(const RawSections& given, const std::string& file,
                       const SchemaSource& schemas);
 
 }  // namespace runner::config

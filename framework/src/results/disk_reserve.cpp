@@ -14,7 +14,7 @@ namespace {
 
 // HDF5 grows a series a chunk at a time (64 epochs, 1024 steps, 8 bytes a field) and adds
 // B-tree nodes and heap blocks of a few KiB: this covers one write's metadata and chunks.
-constexpr uint64_t kMarginBytes = 64 * 1024;
+constexpr uint64_t kMarginBytes = uint64_t{64} * 1024;
 // A step or epoch record's fields, 8 bytes each, and a share of the index that finds them.
 constexpr uint64_t kBytesPerRecord = 256;
 

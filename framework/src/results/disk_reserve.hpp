@@ -14,7 +14,7 @@ namespace runner::results::detail {
 uint64_t bytes_for_records(uint64_t records);
 
 // Room for a few attributes (a run's status): they go in the run group's object header.
-inline constexpr uint64_t kBytesForAttributes = 8 * 1024;
+inline constexpr uint64_t kBytesForAttributes = uint64_t{8} * 1024;
 
 // Allocates `bytes` on the disk past the end of the file at `path` without changing its size
 // (FALLOC_FL_KEEP_SIZE), so that HDF5's next writes land in blocks that exist. Throws
