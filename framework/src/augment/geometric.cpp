@@ -52,7 +52,8 @@ class RandomAffine : public Transform {
 
   torch::Tensor apply(const torch::Tensor& images, at::Generator& generator) const override {
     const int64_t n = images.size(0), height = images.size(2), width = images.size(3);
-    const double max_dx = ranges_.translate[0] * width, max_dy = ranges_.translate[1] * height;
+    const double max_dx = ranges_.translate[0] * static_cast<double>(width),
+                 max_dy = ranges_.translate[1] * static_cast<double>(height);
     AffineParams params;
     params.angle = uniform(n, -ranges_.degrees, ranges_.degrees, generator);
     params.translate_x = uniform(n, -max_dx, max_dx, generator);
@@ -139,7 +140,8 @@ class HorizontalFlip : public Transform {
 torch::Tensor affine_theta(const AffineParams& params, int64_t height, int64_t width) {
   const torch::Tensor inverse = torch::inverse(forward_linear(params));  // (N, 2, 2)
   // Pixels per normalized unit along x and y: D = diag(half).
-  const torch::Tensor half = torch::tensor({width / 2.0, height / 2.0}, torch::kFloat64);
+  const torch::Tensor half = torch::tensor(
+      {static_cast<double>(width) / 2, static_cast<double>(height) / 2}, torch::kFloat64);
   const torch::Tensor shift = torch::stack({params.translate_x, params.translate_y}, 1);  // (N, 2)
   // input = D^-1 A^-1 D output - D^-1 A^-1 shift, in normalized coordinates
   const torch::Tensor linear = inverse * half.view({1, 1, 2}) / half.view({1, 2, 1});

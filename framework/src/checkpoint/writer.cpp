@@ -73,7 +73,7 @@ void ShardWriter::save(const std::vector<StatePiece>& pieces, Manifest manifest)
   thread_ =
       std::thread([this, copies = std::move(copies), manifest = std::move(manifest)]() mutable {
         try {
-          write(std::move(copies), std::move(manifest));
+          write(copies, std::move(manifest));
         } catch (const fs::filesystem_error& e) {
           error_ = std::make_exception_ptr(DataError(fmt::format(
               "cannot write the checkpoint in {}: {}", e.path1().string(), e.code().message())));
@@ -88,7 +88,7 @@ void ShardWriter::finish() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-void ShardWriter::write(std::vector<StatePiece> copies, Manifest manifest) {
+void ShardWriter::write(const std::vector<StatePiece>& copies, Manifest manifest) {
   const fs::path folder = checkpoint_folder(run_folder_, manifest.progress.global_step);
   fs::create_directories(folder);
   std::map<std::string, std::string> metadata;

@@ -29,7 +29,7 @@ class ShardWriter {
   void finish();
 
  private:
-  void write(std::vector<StatePiece> copies, Manifest manifest);
+  void write(const std::vector<StatePiece>& copies, Manifest manifest);
   std::vector<ShardRecord> wait_for_shards(const std::string& folder) const;
 
   std::string run_folder_;

@@ -127,7 +127,9 @@ std::optional<sockaddr_storage> in_scope(const sockaddr* wildcard, const sockadd
 }  // namespace runner::distributed
 
 // The C library's bind, for every library of this process; see bind_address.hpp. Outside a
-// scope, and for any address but the wildcard, it is the C library's own.
+// scope, and for any address but the wildcard, it is the C library's own. (Its parameters are
+// named here as runner names things; glibc's declaration uses reserved names.)
+// NOLINTNEXTLINE(readability-inconsistent-declaration-parameter-name)
 extern "C" int bind(int fd, const sockaddr* address, socklen_t length) noexcept {
   using Bind = int (*)(int, const sockaddr*, socklen_t);
   static const auto real_bind = reinterpret_cast<Bind>(dlsym(RTLD_NEXT, "bind"));

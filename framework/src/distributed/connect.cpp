@@ -1,6 +1,8 @@
 // connect_ranks: a Gloo or NCCL communicator, a failed rendezvous diagnosed; backends unavailable.
 #include "distributed/connect.hpp"
 
+#include <torch/cuda.h>
+
 #include "common/one_line.hpp"
 #include "distributed/gloo_group.hpp"
 #include "distributed/nccl_group.hpp"

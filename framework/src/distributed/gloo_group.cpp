@@ -7,6 +7,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include <cstdlib>
+#include <utility>
 
 #include "distributed/c10d_communicator.hpp"
 
@@ -36,16 +37,17 @@ std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
   using Gloo = C10dCommunicator<c10d::ProcessGroupGloo>;
   Gloo::Setup setup;
   setup.group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
-  setup.health = health;
+  // Subgroups share the health; the lambda takes its copy before the group takes the pointer.
+  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
+    return gloo_group(spec, health, std::move(sub), r, n);
+  };
+  setup.health = std::move(health);
   setup.traits = {"gloo", false, false, true};
   setup.rank = rank;
   setup.world_size = size;
   setup.timeout = spec.timeout;
-  setup.store = store;
+  setup.store = std::move(store);
   setup.waits = spec.waits;
-  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
-    return gloo_group(spec, health, std::move(sub), r, n);
-  };
   return std::make_shared<Gloo>(std::move(setup));
 }
 

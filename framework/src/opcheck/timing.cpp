@@ -30,7 +30,8 @@ double seconds_since(Clock::time_point start) {
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2),
+                   values.end());
   return values[values.size() / 2];
 }
 

@@ -90,8 +90,8 @@ double LearningRateSchedule::one_cycle(int64_t step) const {
 double LearningRateSchedule::at(int64_t step) const {
   double lr = base_lr_;
   if (name_ == "step") {
-    lr = base_lr_ *
-         std::pow(gamma_, static_cast<double>((step / steps_per_epoch_) / step_size_epochs_));
+    const int64_t decays = (step / steps_per_epoch_) / step_size_epochs_;  // whole periods
+    lr = base_lr_ * std::pow(gamma_, static_cast<double>(decays));
   } else if (name_ == "cosine") {
     double pct = std::min(1.0, static_cast<double>(step) / static_cast<double>(total_steps_));
     lr = cosine_between(base_lr_, min_lr_, pct);

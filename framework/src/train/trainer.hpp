@@ -12,12 +12,12 @@
 namespace runner::train {
 
 // Throws runner::Error when the run cannot finish; what finished is already recorded.
-// `checkpoints`: when it saves, and the checkpoint it resumes from. On
+// `checkpoint_settings`: when it saves, and the checkpoint it resumes from. On
 // several ranks every rank calls it: each trains its shard, metrics are summed over the
 // ranks, and what each rank records is the same (rank 0's writer is the file's).
 results::Summary train_run(const config::RunConfig& run, const plugin_host::Registry& registry,
                            record::Console& console, results::RunWriter& writer,
                            const RankContext& ranks = {},
-                           const checkpoint::CheckpointSettings& checkpoints = {});
+                           const checkpoint::CheckpointSettings& checkpoint_settings = {});
 
 }  // namespace runner::train

@@ -133,7 +133,8 @@ std::vector<int64_t> read_header(ByteReader& reader, int expected_dims) {
   std::vector<uint8_t> size_bytes(4 * static_cast<size_t>(dims_count));
   read_exactly(reader, size_bytes.data(), size_bytes.size(), "dimension sizes");
   std::vector<int64_t> dims;
-  for (int i = 0; i < dims_count; ++i) dims.push_back(big_endian_u32(&size_bytes[4 * i]));
+  for (int i = 0; i < dims_count; ++i)
+    dims.push_back(big_endian_u32(&size_bytes[4 * static_cast<size_t>(i)]));
   return dims;
 }
 

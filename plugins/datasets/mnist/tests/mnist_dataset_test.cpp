@@ -49,7 +49,7 @@ TEST_F(MnistFolderTest, NormalizesBothSplitsWithTheTrainingStatistics) {
 }
 
 TEST_F(MnistFolderTest, NormalizingAConstantSetGivesZeros) {
-  std::vector<uint8_t> grey(kTrainImages * kSide * kSide, 128);
+  std::vector<uint8_t> grey(size_t{kTrainImages} * kSide * kSide, 128);
   write(kTrainImagesStem, idx_bytes(2051, {kTrainImages, kSide, kSide}, grey));
   write(kTrainLabelsStem, labels_bytes(0, kTrainImages));
   write(kTestImagesStem, images_bytes(kTrainImages, kTestImages));
