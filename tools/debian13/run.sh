@@ -8,7 +8,7 @@
 #     cuda   libtorch-cuda-dev 2.6 with CUDA 12.4 and NCCL 2.22, runner's CUDA code for sm_80
 #            and sm_90, cuDNN's stand-in (cudnn_stand_in.sh); with no GPU, CUDA's tests skip
 #     test   (the default) setup, then every test, as the README's command runs them
-#     check  what CI runs (the whole suite here takes longer than CI's budget on 2 cores): the
+#     check  a quicker subset (about half of test's time): the
 #            runner and every plugin, so every CUDA translation unit and .cu file; the tests of
 #            runner/compat.hpp's 2.x branches (the optimizer state's key in strategy
 #            support's checkpoints, the store server in distributed, the fused attention and
@@ -19,7 +19,8 @@
 #     shell  an interactive shell in the root, in the copy of the checkout
 #     -- COMMAND...  COMMAND in the copy of the checkout as it is: no copy, no setup (run
 #                    build first)
-# The packages come from the mirror this machine's apt already uses.
+# RUNNER_WERROR=ON makes the build's warnings errors there too (CI). The packages come from the
+# mirror this machine's apt already uses.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -93,7 +94,7 @@ copy_checkout() {
 
 in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 RUNNER_LIBTORCH="$variant" RUNNER_CUDNN=stand-in \
+    LANG=C.UTF-8 RUNNER_LIBTORCH="$variant" RUNNER_CUDNN=stand-in RUNNER_WERROR="${RUNNER_WERROR:-OFF}" \
     RUNNER_BUILD_JOBS="${RUNNER_BUILD_JOBS:-$(nproc)}" bash -c "cd $copy && $1"
 }
 

@@ -25,7 +25,7 @@ bool names_a_checkpoint(const ResumeRequest& request) {
 }
 
 bool is_checkpoint_of(const std::string& folder, const config::RunConfig& run) {
-  return read_manifest(manifest_of(folder)).run_id == run.id;
+  return config::is_id_of(run, read_manifest(manifest_of(folder)).run_id);
 }
 
 // The checkpoint that `request` names for `run`, when it names one.
@@ -47,7 +47,7 @@ void check_checkpoint(const std::string& folder, const config::RunConfig& run, b
                                 "with model '{}'",
                                 folder, m.experiment, m.model, experiment, run.model.name),
                     "resume a run from a checkpoint of its own experiment");
-  if (!any_run && m.run_id != run.id)
+  if (!any_run && !config::is_id_of(run, m.run_id))
     throw DataError(fmt::format("checkpoint {} is of run {}, not of run {} whose folder holds it",
                                 folder, m.run_id, run.id));
   reader.check_complete();
@@ -78,10 +78,10 @@ std::optional<std::string> newest_intact(const std::string& run_folder,
 
 // The run's last group in the results file, when it has one.
 const results::RunRecord* last_record(const std::vector<results::RunRecord>& runs,
-                                      const std::string& run_id) {
+                                      const config::RunConfig& run) {
   const results::RunRecord* last = nullptr;
   for (const auto& record : runs)
-    if (record.header.run_id == run_id) last = &record;
+    if (config::is_id_of(run, record.header.run_id)) last = &record;
   return last;
 }
 
@@ -95,7 +95,7 @@ void check_resume_request(const ResumeRequest& request, const config::Experiment
                       "checkpoint folders");
   if (!names_a_checkpoint(request)) {
     for (const auto& run : experiment.runs)
-      if (fs::is_directory(fs::path(*request) / run.id)) return;
+      if (fs::is_directory(run_folder_in(*request, run))) return;
     throw ConfigError(fmt::format("--resume {}: the folder holds no checkpoint (no {}) and no "
                                   "checkpoints of this experiment's runs (a folder named by a "
                                   "run's id)",
@@ -109,19 +109,20 @@ void check_resume_request(const ResumeRequest& request, const config::Experiment
                                 manifest.experiment, experiment.name),
                     "resume a run from a checkpoint of its own experiment");
   for (const auto& run : experiment.runs)
-    if (run.id == manifest.run_id || experiment.runs.size() == 1)
+    if (config::is_id_of(run, manifest.run_id) || experiment.runs.size() == 1)
       return check_checkpoint(*request, run, true);
   throw ConfigError(fmt::format("--resume {}: the checkpoint is of run {} of experiment '{}', "
                                 "which {} does not have",
                                 *request, manifest.run_id, manifest.experiment, experiment.file),
-                    "a run's id covers every resolved key but [checkpoint]: a changed key "
-                    "makes another run; resume it alone (one run) to load it anyway");
+                    "a run's id covers every resolved key but [checkpoint] and where the "
+                    "outputs go: a changed key makes another run; resume it alone (one run) "
+                    "to load it anyway");
 }
 
 std::string resume_run_folder(const ResumeRequest& request, const config::RunConfig& run,
                               const CheckpointSettings& settings) {
   if (!request || request->empty() || names_a_checkpoint(request)) return settings.run_folder;
-  return (fs::path(*request) / run.id).string();
+  return run_folder_in(*request, run);
 }
 
 std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
@@ -139,7 +140,7 @@ ResumeChoice choose_resume(const ResumeRequest& request, const config::RunConfig
                            std::ostream& warnings) {
   ResumeChoice plan;
   if (!request) return plan;
-  const results::RunRecord* last = last_record(earlier_runs, run.id);
+  const results::RunRecord* last = last_record(earlier_runs, run);
   if (last && last->status == results::Status::completed) {
     if (names_checkpoint_for(request, run, only_run))
       throw ConfigError(fmt::format("--resume {}: run {} completed earlier (group {} of the "

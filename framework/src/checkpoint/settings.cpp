@@ -5,6 +5,15 @@
 
 namespace runner::checkpoint {
 
+std::string run_folder_in(const std::string& dir, const config::RunConfig& run) {
+  const std::filesystem::path current = std::filesystem::path(dir) / run.id;
+  const std::filesystem::path earlier = std::filesystem::path(dir) / run.earlier_id;
+  if (!std::filesystem::exists(current) && !run.earlier_id.empty() &&
+      std::filesystem::is_directory(earlier))
+    return earlier.string();
+  return current.string();
+}
+
 CheckpointSettings checkpoint_settings(const config::RunConfig& run,
                                        const std::string& results_path) {
   const Options& keys = run.checkpoint;
@@ -14,7 +23,7 @@ CheckpointSettings checkpoint_settings(const config::RunConfig& run,
   settings.keep = keys.get_int("keep");
   std::filesystem::path dir = keys.get_string("dir");
   if (dir.empty()) dir = std::filesystem::path(results_path).replace_extension(".checkpoints");
-  settings.run_folder = (dir / run.id).string();
+  settings.run_folder = run_folder_in(dir.string(), run);
   return settings;
 }
 

@@ -26,7 +26,7 @@ std::vector<std::optional<results::RunRecord>> trial_records(const config::Exper
   for (const auto& run : trials.runs) {
     std::optional<results::RunRecord> latest;
     for (const auto& record : all)
-      if (record.header.run_id == run.id) latest = record;
+      if (config::is_id_of(run, record.header.run_id)) latest = record;
     found.push_back(latest);
   }
   return found;

@@ -23,8 +23,9 @@ struct AugmentConfig {
 };
 
 struct RunConfig {
-  // Stable: a hash of the resolved config but [checkpoint] (saving changes no result, and a
-  // run resumed with other checkpoint keys is the same run), 12 hex digits.
+  // Stable: a hash of what the run trains (config/resolved_toml.hpp's id_text: not where its
+  // outputs go, so a run resumed with other checkpoint keys or another results file is the same
+  // run), 12 hex digits.
   std::string id;
   std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
   std::vector<std::pair<std::string, Value>> sweep_point;  // dotted key -> value, in sweep order
@@ -39,7 +40,15 @@ struct RunConfig {
   ComponentConfig strategy;            // name defaults to "single"
   std::map<std::string, Options> ops;  // [ops.NAME], for every op named there
   std::string resolved_toml;           // the whole resolved config as TOML text
+  // The run's id in files written while ids covered [experiment] results, table and
+  // description: their records and checkpoints are this run's too.
+  std::string earlier_id;
 };
+
+// Whether `id`, read from a results file or a checkpoint, is `run`'s id (or its earlier one).
+inline bool is_id_of(const RunConfig& run, const std::string& id) {
+  return id == run.id || id == run.earlier_id;
+}
 
 struct Experiment {
   std::string name;                     // [experiment] name, or the file's stem

@@ -8,16 +8,16 @@ const Schema& experiment_schema() {
   static const Schema schema = [] {
     Schema s;
     s.text("name", "", "Experiment name, names the results file; empty: the file's stem");
-    s.text("description", "", "One line on what the experiment compares");
+    s.text("description", "", "One line on what the experiment compares. Not part of a run's id");
     s.integer("seed", 0, "Seed of every random generator of a run", 0);
-    s.text("results", "", "Results file (HDF5); empty: results/<name>.h5");
+    s.text("results", "", "Results file (HDF5); empty: results/<name>.h5. Not part of a run's id");
     s.text("tensorboard", "",
            "Folder of TensorBoard event files: <folder>/<name>/ holds the sweep's hparams and "
            "one folder per run; empty: none. Not part of a run's id");
     s.texts("plugin_path", std::vector<std::string>{}, "Extra folders to load plugins from");
     s.texts("table", std::vector<std::string>{},
             "Columns the study compares (runner report's CSV names, e.g. forward_s): shown in "
-            "its table whatever the width");
+            "its table whatever the width. Not part of a run's id");
     return s;
   }();
   return schema;

@@ -104,7 +104,8 @@ Experiment experiment_of(const RawConfig& raw, const std::string& name,
   for (auto& run : experiment.runs) {
     run.experiment.set("name", experiment.name);
     run.resolved_toml = resolved_toml(run);
-    run.id = run_id(resolved_toml(run, false));
+    run.id = run_id(id_text(run));
+    run.earlier_id = run_id(earlier_id_text(run));
   }
   check_distinct_runs(experiment.runs, raw.sweep);
   return experiment;

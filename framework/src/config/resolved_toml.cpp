@@ -15,8 +15,10 @@ struct TableView {
   std::set<std::string> left_out = {};  // keys not written
 };
 
-// Where a run writes what it makes, not what it trains: no part of its id.
-const std::set<std::string> kExperimentPlaces = {"tensorboard"};
+// Where a run's outputs go and how they are shown, not what it trains: no part of its id.
+const std::set<std::string> kExperimentOutputs = {"description", "results", "table", "tensorboard"};
+// What ids left out before: files written then hold ids with the others.
+const std::set<std::string> kEarlierExperimentOutputs = {"tensorboard"};
 
 std::string toml_key(const std::string& key) {
   bool bare = !key.empty();
@@ -38,11 +40,9 @@ void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) 
     write_table(out, "[[dataset.augment]]", {&transform.name, &transform.options});
 }
 
-}  // namespace
-
-std::string resolved_toml(const RunConfig& run, bool with_places) {
-  const std::set<std::string> experiment_left_out =
-      with_places ? std::set<std::string>{} : kExperimentPlaces;
+// `experiment_left_out`: [experiment] keys not written; `with_checkpoint`: [checkpoint] written.
+std::string toml_of(const RunConfig& run, const std::set<std::string>& experiment_left_out,
+                    bool with_checkpoint) {
   std::map<std::string, TableView> tables = {
       {"experiment", {nullptr, &run.experiment, experiment_left_out}},
       {"train", {nullptr, &run.train}},
@@ -52,7 +52,7 @@ std::string resolved_toml(const RunConfig& run, bool with_places) {
       {"model", {&run.model.name, &run.model.options}},
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
-  if (with_places) tables["checkpoint"] = {nullptr, &run.checkpoint};
+  if (with_checkpoint) tables["checkpoint"] = {nullptr, &run.checkpoint};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {
@@ -60,6 +60,16 @@ std::string resolved_toml(const RunConfig& run, bool with_places) {
     if (header == "dataset") write_augment(out, run.augment);
   }
   return out;
+}
+
+}  // namespace
+
+std::string resolved_toml(const RunConfig& run) { return toml_of(run, {}, true); }
+
+std::string id_text(const RunConfig& run) { return toml_of(run, kExperimentOutputs, false); }
+
+std::string earlier_id_text(const RunConfig& run) {
+  return toml_of(run, kEarlierExperimentOutputs, false);
 }
 
 std::string run_id(const std::string& resolved) {

@@ -194,7 +194,8 @@ class C10dCommunicator final : public Communicator {
     void then_copy(torch::Tensor tensor, torch::Tensor wire) {
       if (tensor.is_same(wire)) return;
       auto before = std::move(then);
-      then = [before, tensor, wire]() mutable {
+      then = [before = std::move(before), tensor = std::move(tensor),
+              wire = std::move(wire)]() mutable {
         if (before) before();
         tensor.view(-1).copy_(wire.view(-1));
       };

@@ -16,7 +16,9 @@ class WaitClock {
     nanoseconds_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count(),
                            std::memory_order_relaxed);
   }
-  double seconds() const { return nanoseconds_.load(std::memory_order_relaxed) * 1e-9; }
+  double seconds() const {
+    return static_cast<double>(nanoseconds_.load(std::memory_order_relaxed)) * 1e-9;
+  }
 
  private:
   std::atomic<int64_t> nanoseconds_{0};

@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 
+#include <hdf5.h>
+
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
+#include "results/attributes.hpp"
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -426,6 +430,55 @@ TEST(Resume, TheCheckpointOfACompletedRunIsRefusedWithTheReason) {
   EXPECT_THAT(out.err, HasSubstr("completed earlier")) << out.err;
   EXPECT_EQ(results::read_runs(dir + "/r.h5").size(), 1u);
   EXPECT_NO_THROW(checkpoint::verify(checkpoint));
+}
+
+// The id a run had in files written while ids covered [experiment] results, table and
+// description: the top 48 bits of the 64-bit FNV-1a hash of its resolved config without
+// [checkpoint] (the first table) and [experiment] tensorboard.
+std::string earlier_id_of(std::string config_toml) {
+  const size_t checkpoint = config_toml.find("[checkpoint]\n");
+  EXPECT_EQ(checkpoint, 0u) << config_toml;
+  config_toml.erase(0, config_toml.find("\n\n") + 2);
+  const size_t tensorboard = config_toml.find("\ntensorboard = ");
+  EXPECT_NE(tensorboard, std::string::npos) << config_toml;
+  config_toml.erase(tensorboard + 1, config_toml.find('\n', tensorboard + 1) - tensorboard);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : config_toml) hash = (hash ^ c) * 0x100000001b3ull;
+  char hex[13];
+  std::snprintf(hex, sizeof hex, "%012llx", static_cast<unsigned long long>(hash >> 16));
+  return hex;
+}
+
+// The run `from` of the results file and its checkpoints' folder and manifests renamed `to`,
+// as a runner whose ids were `to` would have written them.
+void rename_run(const std::string& results, const std::string& checkpoints, const std::string& from,
+                const std::string& to) {
+  const hid_t file = H5Fopen(results.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0) << results;
+  ASSERT_GE(H5Lmove(file, from.c_str(), file, to.c_str(), H5P_DEFAULT, H5P_DEFAULT), 0);
+  const hid_t group = H5Gopen2(file, to.c_str(), H5P_DEFAULT);
+  results::detail::write_string_attribute(group, "run_id", to);
+  H5Gclose(group);
+  H5Fclose(file);
+  const std::string folder = checkpoints + "/" + to;
+  fs::rename(checkpoints + "/" + from, folder);
+  for (const auto& step : checkpoint::complete_checkpoints(folder))
+    edit_manifest(step, "\"run_id\": \"" + from + "\"", "\"run_id\": \"" + to + "\"");
+}
+
+// A file and checkpoints written before a run's id left out where its outputs go still resume:
+// the run is found under its earlier id, goes on from its checkpoint and completes in its own
+// group.
+TEST(Resume, AFileOfTheEarlierIdsGoesOn) {
+  const std::string dir = scratch_dir("resume_earlier_ids");
+  ASSERT_FALSE(killed_runs_checkpoints(dir).empty());
+  const results::RunRecord killed = the_run(dir + "/r.h5");
+  const std::string earlier = earlier_id_of(killed.header.config_toml);
+  ASSERT_NE(earlier, killed.header.run_id);
+  rename_run(dir + "/r.h5", dir + "/r.checkpoints", killed.header.run_id, earlier);
+
+  expect_resumed_from(dir, {}, dir + "/r.checkpoints/" + earlier + "/step-");
+  EXPECT_EQ(the_run(dir + "/r.h5").group, earlier);
 }
 
 // A strategy that lists no training state (one written before checkpoints): [checkpoint] is

@@ -83,6 +83,15 @@ std::string expected_id(const std::string& text) {
   return hex;
 }
 
+// What the id hashes: the text without where the outputs go and how they are shown
+// ([experiment] description, results and table; tensorboard and [checkpoint] are not in
+// kMinimalResolved).
+std::string id_text_of(std::string resolved) {
+  for (const std::string line : {"description = \"\"\n", "results = \"\"\n", "table = []\n"})
+    resolved.erase(resolved.find(line), line.size());
+  return resolved;
+}
+
 // [checkpoint] says where and when a run saves, not what it trains: it is in the text, not
 // in the id.
 const std::string kCheckpointResolved =
@@ -126,9 +135,9 @@ TEST(ResolvedToml, ParsesBackToTheSameRun) {
   EXPECT_EQ(again.experiment.get_string("description"), "a \"quoted\" line\nand a tab\t");
 }
 
-TEST(RunId, IsTheHashOfTheResolvedText) {
+TEST(RunId, IsTheHashOfWhatTheRunTrains) {
   const RunConfig run = parse(kMinimal).runs[0];
-  EXPECT_EQ(run.id, expected_id(kMinimalResolved));
+  EXPECT_EQ(run.id, expected_id(id_text_of(kMinimalResolved)));
   EXPECT_EQ(run.id.size(), 12u);
   EXPECT_EQ(run.id.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
@@ -143,9 +152,31 @@ TEST(RunId, IsTheSameWhateverTheCheckpointSectionSays) {
 TEST(RunId, IsTheSameWhateverTheTensorboardFolder) {
   const RunConfig logging = parse(kMinimal + "[experiment]\ntensorboard = \"runs\"\n").runs[0];
   EXPECT_EQ(logging.id, parse(kMinimal).runs[0].id);
-  EXPECT_EQ(logging.id, expected_id(kMinimalResolved));
+  EXPECT_EQ(logging.id, expected_id(id_text_of(kMinimalResolved)));
   EXPECT_EQ(logging.resolved_toml,
             kCheckpointResolved + with_tensorboard(kMinimalResolved, "runs"));
+}
+
+TEST(RunId, IsTheSameWhereverTheResultsGoAndHoweverShown) {
+  const RunConfig elsewhere =
+      parse(kMinimal +
+            "[experiment]\nresults = \"elsewhere.h5\"\ntable = [\"forward_s\"]\n"
+            "description = \"another line\"\n")
+          .runs[0];
+  EXPECT_EQ(elsewhere.id, parse(kMinimal).runs[0].id);
+  EXPECT_TRUE(Contains(elsewhere.resolved_toml, "results = \"elsewhere.h5\"\n"));
+  EXPECT_NE(elsewhere.earlier_id, parse(kMinimal).runs[0].earlier_id);
+}
+
+// Files written while ids hashed [experiment] results, table and description still resume: the
+// run keeps that id as its earlier one.
+TEST(RunId, TheEarlierIdHashedTheOutputsToo) {
+  const RunConfig run = parse(kMinimal).runs[0];
+  EXPECT_EQ(run.earlier_id, expected_id(kMinimalResolved));
+  EXPECT_NE(run.earlier_id, run.id);
+  EXPECT_TRUE(is_id_of(run, run.id));
+  EXPECT_TRUE(is_id_of(run, run.earlier_id));
+  EXPECT_FALSE(is_id_of(run, parse(kMinimal, {"train.epochs=2"}).runs[0].id));
 }
 
 TEST(RunId, IsTheSameForTheSameFile) {
