@@ -8,7 +8,7 @@
 #     cuda   libtorch-cuda-dev 2.6 with CUDA 12.4 and NCCL 2.22, runner's CUDA code for sm_80
 #            and sm_90, cuDNN's stand-in (cudnn_stand_in.sh); with no GPU, CUDA's tests skip
 #     test   (the default) setup, then every test, as the README's command runs them
-#     check  a quicker subset (about half of test's time): the
+#     check  a quicker subset (here 7 of test's 20 minutes): the
 #            runner and every plugin, so every CUDA translation unit and .cu file; the tests of
 #            runner/compat.hpp's 2.x branches (the optimizer state's key in strategy
 #            support's checkpoints, the store server in distributed, the fused attention and
