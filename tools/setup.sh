@@ -49,7 +49,7 @@ packages=(
   libsleef-dev libhdf5-dev hdf5-tools zlib1g-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist python3-numpy python3-h5py python3-pandas python3-matplotlib
-  python3-protobuf python3-crcmod
+  python3-protobuf python3-crcmod flit python3-venv
 )
 
 sudo_cmd=()
