@@ -11,7 +11,8 @@ DATA_ERROR = 4  # runner's exit code for a missing or unreadable results file
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m runner_results")
     commands = parser.add_subparsers(dest="command", required=True)
-    plot = commands.add_parser("plot", help="loss and accuracy per run; a sweep's bar charts")
+    plot = commands.add_parser(
+        "plot", help="losses and accuracy per run; a sweep's panels and its runs overlaid")
     plot.add_argument("file", help="results file (.h5)")
     plot.add_argument("-o", "--output", required=True, help="folder for the PNG files")
     arguments = parser.parse_args(argv)
