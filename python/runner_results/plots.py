@@ -67,7 +67,8 @@ def chosen_runs(results):
 
 def plot_curves(results, group):
     """The run in `group`: its training loss at every recorded step and its train and test
-    loss per epoch (left), its train and test accuracy per epoch (right). x is in epochs:
+    loss per epoch (left), its train and test accuracy per epoch (right); the title names its
+    status unless it completed. x is in epochs:
     step s at s / (steps per epoch), so each epoch's point sits where its last step does."""
     epochs = _epochs_of(results, group)
     figure, (loss, accuracy) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
@@ -362,6 +363,9 @@ def _experiment(results):
 
 
 def _run_title(results, group):
+    """The run's experiment, group and sweep point, and its status unless it completed: a
+    failed or killed run's curves end early."""
     run = results.runs[results.runs["group"] == group].iloc[0]
     point = ", ".join(f"{key}={run[key]}" for key in results.sweep_keys if key in run)
-    return f"{run['experiment']} {group}" + (f" ({point})" if point else "")
+    title = f"{run['experiment']} {group}" + (f" ({point})" if point else "")
+    return title if run["status"] == COMPLETED else f"{title}: {_shown_status(run['status'])}"

@@ -214,6 +214,21 @@ class PlotCurvesTest(unittest.TestCase):
         self.assertIn(name, figure._suptitle.get_text())
         self.assertEqual(len(accuracy.lines), 2)
 
+    def test_the_title_names_the_status_of_a_run_that_did_not_complete(self):
+        path, roles = choice_results()
+        results = runner_results.load(path)
+        with h5py.File(path, "r") as f:
+            shown = {name: f[name].attrs["status"].replace("running", "partial")
+                     for name in roles["nan"] + roles["killed"] + roles["full"]}
+        for name, status in shown.items():
+            title = runner_results.plot_curves(results, name)._suptitle.get_text()
+            if status == "completed":
+                self.assertTrue(title.endswith("(optimizer.lr=0.01)")
+                                or title.endswith("(optimizer.lr=0.1)"), title)
+            else:
+                self.assertTrue(title.endswith(f": {status}"), title)
+        self.assertEqual(sorted(set(shown.values())), ["completed", "failed", "partial"])
+
     def test_a_run_of_one_step_per_epoch_has_a_step_at_each_epoch(self):
         path, roles = choice_results()
         name = roles["short"][0]
