@@ -172,7 +172,7 @@ class _SweepGrid:
         self.keys = _sweep_keys(results)
         self.chosen = chosen_runs(results)
         points = _point_tuples(self.chosen, self.keys)
-        self.runs = dict(zip(points, range(len(points))))
+        self.slot_rows = dict(zip(points, range(len(points))))
         self.x_values = _distinct(point[0] for point in points)
         self.hues = _distinct(point[1:] for point in points)
         self.width = 0.8 / len(self.hues)
@@ -183,7 +183,7 @@ class _SweepGrid:
 
     def run(self, x, hue):
         """The chosen run of the slot, None where no run has that point."""
-        index = self.runs.get((x,) + hue)
+        index = self.slot_rows.get((x,) + hue)
         return None if index is None else self.chosen.iloc[index]
 
     def value(self, x, hue, column):
