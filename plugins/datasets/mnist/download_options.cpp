@@ -1,24 +1,15 @@
 // mnist's download, mirrors and md5 keys, checked and read into a DownloadSource.
 #include "download_options.hpp"
 
+#include <runner/datasets/md5.hpp>
+#include <runner/datasets/mirrors.hpp>
 #include <runner/errors.hpp>
 
-#include <algorithm>
-#include <cctype>
+#include <optional>
 
-#include "md5.hpp"
 #include "mnist_files.hpp"
 
 namespace mnist {
-namespace {
-
-std::string lower_case(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-}  // namespace
 
 std::vector<std::string> checked_md5(const runner::Options& options, const std::string& key) {
   const std::string named = "[" + options.section() + "] " + key;
@@ -32,24 +23,19 @@ std::vector<std::string> checked_md5(const runner::Options& options, const std::
                               hint);
   std::vector<std::string> lower;
   for (size_t i = 0; i < sums.size(); ++i) {
-    if (!is_md5_hex(sums[i]))
+    std::optional<std::string> sum = runner::datasets::md5_from_text(sums[i]);
+    if (!sum)
       throw runner::ConfigError(named + " entry " + std::to_string(i + 1) + " (" + kMnistStems[i] +
                                     ".gz) \"" + sums[i] + "\" is not 32 hex digits",
                                 hint);
-    lower.push_back(lower_case(sums[i]));
+    lower.push_back(*sum);
   }
   return lower;
 }
 
 std::vector<std::string> checked_mirrors(const runner::Options& options, const std::string& key) {
-  const std::vector<std::string>& mirrors = options.get_strings(key);
-  bool has_empty = std::any_of(mirrors.begin(), mirrors.end(),
-                               [](const std::string& url) { return url.empty(); });
-  if (mirrors.empty() || has_empty)
-    throw runner::ConfigError(
-        "[" + options.section() + "] " + key + (has_empty ? " holds an empty URL" : " is empty"),
-        "list base URLs of the four .gz files, such as \"" + kMnistMirrors[0] + "\"");
-  return mirrors;
+  return runner::datasets::checked_mirrors(
+      options, key, "list base URLs of the four .gz files, such as \"" + kMnistMirrors[0] + "\"");
 }
 
 }  // namespace mnist

@@ -1,12 +1,11 @@
 // Where the mnist dataset fetches missing files from: its keys download, mirrors and md5.
 #pragma once
 
+#include <runner/datasets/http_fetch.hpp>
 #include <runner/option_fields.hpp>
 #include <runner/options.hpp>
 #include <string>
 #include <vector>
-
-#include "http_fetch.hpp"
 
 namespace mnist {
 
@@ -22,7 +21,7 @@ inline const std::vector<std::string> kMnistMd5 = {
 struct DownloadSource {
   std::vector<std::string> mirrors = kMnistMirrors;  // base URLs; a missing '/' is added
   std::vector<std::string> md5 = kMnistMd5;          // lower-case hex, one per file of kMnistStems
-  FetchLimits limits;
+  runner::datasets::FetchLimits limits;
 };
 
 // The values of the keys `mirrors` and `md5`. Throw a runner::ConfigError naming the key when

@@ -2,6 +2,7 @@
 // mnist_test_files.hpp as .gz files: what is fetched, from which mirror, and how failures read.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <runner/datasets/md5.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -11,7 +12,6 @@
 
 #include "download.hpp"
 #include "loopback_http_server.hpp"
-#include "md5.hpp"
 #include "mnist_expected_set.hpp"
 #include "mnist_files.hpp"
 #include "mnist_test_files.hpp"
@@ -23,6 +23,10 @@ using ::testing::Not;
 namespace mnist::testing {
 namespace {
 
+using runner::datasets::md5_hex;
+using runner::datasets::testing::LoopbackHttpServer;
+using runner::datasets::testing::ServedFiles;
+using runner::datasets::testing::UnansweredPort;
 using runner::testing::file_bytes;
 
 std::string as_text(const std::vector<uint8_t>& bytes) { return {bytes.begin(), bytes.end()}; }

@@ -1,5 +1,5 @@
 // MD5 of bytes or of a file read in chunks, as hex, and whether a text is such a sum.
-#include "md5.hpp"
+#include <runner/datasets/md5.hpp>
 
 #include <openssl/evp.h>
 #include <runner/errors.hpp>
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace mnist {
+namespace runner::datasets {
 namespace {
 
 constexpr size_t kFileChunk = size_t{1} << 16;
@@ -73,4 +73,11 @@ bool is_md5_hex(std::string_view text) {
   return true;
 }
 
-}  // namespace mnist
+std::optional<std::string> md5_from_text(std::string_view text) {
+  if (!is_md5_hex(text)) return std::nullopt;
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+}  // namespace runner::datasets

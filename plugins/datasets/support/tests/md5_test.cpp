@@ -9,11 +9,11 @@
 #include <fstream>
 #include <string>
 
-#include "md5.hpp"
+#include <runner/datasets/md5.hpp>
 
 using ::testing::HasSubstr;
 
-namespace mnist::testing {
+namespace runner::datasets::testing {
 namespace {
 
 TEST(Md5, MatchesTheRfc1321TestSuite) {
@@ -31,7 +31,7 @@ TEST(Md5, MatchesTheRfc1321TestSuite) {
 
 TEST(Md5, OfAFileReadInChunks) {
   std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("runner_mnist_md5_" + std::to_string(::getpid()));
+      std::filesystem::temp_directory_path() / ("runner_dataset_md5_" + std::to_string(::getpid()));
   std::ofstream(path, std::ios::binary) << std::string(1000000, 'a');
   // A million 'a': the value of coreutils' `python3 -c "print('a'*1000000, end='')" | md5sum`.
   EXPECT_EQ(md5_hex_of_file(path), "7707d6ae4e027c70eea2a935c2296f21");
@@ -39,7 +39,7 @@ TEST(Md5, OfAFileReadInChunks) {
 }
 
 TEST(Md5, OfAMissingFileIsADataErrorNamingIt) {
-  std::filesystem::path path = "/nonexistent/runner_mnist_md5_missing";
+  std::filesystem::path path = "/nonexistent/runner_dataset_md5_missing";
   try {
     md5_hex_of_file(path);
     ADD_FAILURE() << "hashed a file that does not exist";
@@ -57,5 +57,11 @@ TEST(Md5, HexCheckWantsThirtyTwoHexDigits) {
   EXPECT_FALSE(is_md5_hex(""));
 }
 
+TEST(Md5, FromTextIsInLowerCaseAndOnlyForThirtyTwoHexDigits) {
+  EXPECT_EQ(md5_from_text("D41D8CD98F00B204E9800998ecf8427e"), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(md5_from_text("d41d8cd98f00b204e9800998ecf8427"), std::nullopt);
+  EXPECT_EQ(md5_from_text("z41d8cd98f00b204e9800998ecf8427e"), std::nullopt);
+}
+
 }  // namespace
-}  // namespace mnist::testing
+}  // namespace runner::datasets::testing

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace mnist {
+namespace runner::datasets {
 
 struct FetchLimits {
   long connect_timeout_s = 15;
@@ -30,4 +30,4 @@ struct FetchError : std::runtime_error {
 void http_fetch(const std::string& url, const std::filesystem::path& path,
                 const FetchLimits& limits = {});
 
-}  // namespace mnist
+}  // namespace runner::datasets

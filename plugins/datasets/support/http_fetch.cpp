@@ -1,16 +1,15 @@
 // http_fetch: one libcurl transfer into a file, with time limits and failure reasons.
-#include "http_fetch.hpp"
+#include <runner/datasets/http_fetch.hpp>
 
 #include <curl/curl.h>
-#include <unistd.h>
 #include <runner/errors.hpp>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 
-namespace mnist {
+#include "synced_file.hpp"
+
+namespace runner::datasets {
 namespace {
 
 // libcurl's global state, set up once per process before the first handle.
@@ -18,36 +17,6 @@ void init_curl_once() {
   static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
   RUNNER_CHECK(code == CURLE_OK, curl_easy_strerror(code));
 }
-
-// The file being written, closed explicitly so that a failure to write it shows.
-class OutputFile {
- public:
-  explicit OutputFile(const std::filesystem::path& path)
-      : path_(path), file_(std::fopen(path.c_str(), "wb")) {
-    if (!file_)
-      throw runner::DataError(path_.string() + ": cannot create: " + std::strerror(errno),
-                              "data_dir must be a folder you can write to");
-  }
-  ~OutputFile() {
-    if (file_) std::fclose(file_);
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-
-  FILE* get() const { return file_; }
-
-  // Synced before the caller renames it: a crash never leaves a renamed file without its bytes.
-  void close() {
-    bool written = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
-    written = std::fclose(file_) == 0 && written;
-    file_ = nullptr;
-    if (!written) throw FetchError("cannot write " + path_.string() + ": " + std::strerror(errno));
-  }
-
- private:
-  std::filesystem::path path_;
-  FILE* file_;
-};
 
 std::string failure_reason(CURL* curl, CURLcode code, const char* message) {
   if (code == CURLE_HTTP_RETURNED_ERROR) {
@@ -83,7 +52,7 @@ void set_options(CURL* curl, const std::string& url, FILE* out, const FetchLimit
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, limits.low_speed_time_s);
   // Timeouts by signal are unsafe in a process with threads.
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "runner-mnist");
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "runner");
 }
 
 }  // namespace
@@ -93,13 +62,14 @@ void http_fetch(const std::string& url, const std::filesystem::path& path,
   init_curl_once();
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), &curl_easy_cleanup);
   RUNNER_CHECK(curl != nullptr, "curl_easy_init failed");
-  OutputFile out(path);
+  SyncedFile out(path);
   char message[CURL_ERROR_SIZE] = "";
   set_options(curl.get(), url, out.get(), limits, message);
   CURLcode code = curl_easy_perform(curl.get());
   if (code != CURLE_OK)
     throw FetchError(failure_reason(curl.get(), code, message), is_unreachable(code));
-  out.close();
+  std::string not_written = out.close();
+  if (!not_written.empty()) throw FetchError("cannot write " + path.string() + ": " + not_written);
 }
 
-}  // namespace mnist
+}  // namespace runner::datasets

@@ -2,10 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
-namespace mnist {
+namespace runner::datasets {
 
 std::string md5_hex(std::string_view bytes);
 
@@ -15,4 +16,8 @@ std::string md5_hex_of_file(const std::filesystem::path& path);
 // True for 32 hex digits, either case.
 bool is_md5_hex(std::string_view text);
 
-}  // namespace mnist
+// A sum as a config writes it, in lower case for comparing with md5_hex; nothing when `text` is
+// not 32 hex digits.
+std::optional<std::string> md5_from_text(std::string_view text);
+
+}  // namespace runner::datasets

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace mnist::testing {
+namespace runner::datasets::testing {
 namespace {
 
 constexpr size_t kMaxRequestHead = 8192;
@@ -138,4 +138,4 @@ UnansweredPort::~UnansweredPort() { ::close(socket_); }
 
 std::string UnansweredPort::url(const std::string& path) const { return loopback_url(port_, path); }
 
-}  // namespace mnist::testing
+}  // namespace runner::datasets::testing

@@ -10,13 +10,13 @@
 #include <iterator>
 #include <string>
 
-#include "http_fetch.hpp"
+#include <runner/datasets/http_fetch.hpp>
 #include "loopback_http_server.hpp"
 #include "runner_testing/files.hpp"
 
 using ::testing::HasSubstr;
 
-namespace mnist::testing {
+namespace runner::datasets::testing {
 namespace {
 
 using runner::testing::file_bytes;
@@ -28,7 +28,7 @@ class HttpFetchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = std::filesystem::temp_directory_path() /
-            ("runner_mnist_fetch_" +
+            ("runner_dataset_fetch_" +
              std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
              std::to_string(::getpid()));
   }
@@ -85,4 +85,4 @@ TEST_F(HttpFetchTest, AFileThatCannotBeCreatedIsADataError) {
 }
 
 }  // namespace
-}  // namespace mnist::testing
+}  // namespace runner::datasets::testing

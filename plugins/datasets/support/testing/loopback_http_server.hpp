@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace mnist::testing {
+namespace runner::datasets::testing {
 
 using ServedFiles = std::map<std::string, std::string>;  // path -> bytes
 
@@ -56,4 +56,4 @@ class UnansweredPort {
   uint16_t port_ = 0;
 };
 
-}  // namespace mnist::testing
+}  // namespace runner::datasets::testing
