@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "download.hpp"
+
 namespace cifar10 {
 namespace {
 
@@ -77,6 +79,7 @@ const runner::OptionFields<Cifar10Options>& fields() {
     f.flag("normalize", &Cifar10Options::normalize,
            "true: (x/255 - mean)/std per channel, with the mean and std of the whole training "
            "set; false: x/255");
+    add_download_keys(f);
     return f;
   }();
   return fields;
@@ -91,6 +94,7 @@ Cifar10Options Cifar10Options::from(const runner::Options& options) {
 runner::Schema cifar10_schema() { return fields().schema(); }
 
 Cifar10Dataset::Cifar10Dataset(const Cifar10Options& options) {
+  if (options.download) download_cifar_files(options.data_dir, options.source);
   CifarFiles files = find_cifar_files(options.data_dir);
   RawSplit train = load_split(files.train);
   RawSplit test = load_split(files.test);

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cifar10_files.hpp"
+#include "download_options.hpp"
 
 namespace cifar10 {
 
@@ -17,7 +18,10 @@ struct Cifar10Options {
   int64_t train_size = 0;  // first N training samples; 0: all
   int64_t test_size = 0;   // first N test samples; 0: all
   bool normalize = true;
+  bool download = false;  // fetch and extract the official archive when data_dir lacks the files
+  DownloadSource source;
 
+  // Throws a runner::ConfigError when mirrors or md5 is malformed.
   static Cifar10Options from(const runner::Options& options);
 };
 

@@ -1,35 +1,31 @@
 // Finding the six CIFAR-10 files in a folder, and a split's records as image and label tensors.
 #include "cifar10_files.hpp"
 
+#include <runner/datasets/mirrors.hpp>
 #include <runner/errors.hpp>
 
 #include <memory>
 #include <string>
 
+#include "download_options.hpp"
+
 namespace cifar10 {
 namespace {
 
-const char* const kTrainNames[] = {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
-                                   "data_batch_4.bin", "data_batch_5.bin"};
-const char* const kTestName = "test_batch.bin";
-const char* const kDownloadHint =
-    "data_dir must hold data_batch_1.bin .. data_batch_5.bin and test_batch.bin, or the "
-    "cifar-10-batches-bin folder that holds them: download "
-    "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into data_dir "
-    "(tar xzf cifar-10-binary.tar.gz -C <data_dir>)";
+constexpr size_t kTrainFileCount = 5;  // the first five of kCifarFileNames
 
-std::vector<std::string> missing_in(const std::filesystem::path& dir) {
-  std::vector<std::string> missing;
-  for (const char* name : kTrainNames)
-    if (!std::filesystem::is_regular_file(dir / name)) missing.push_back(name);
-  if (!std::filesystem::is_regular_file(dir / kTestName)) missing.push_back(kTestName);
-  return missing;
+std::string missing_files_hint(const std::filesystem::path& data_dir) {
+  return "data_dir must hold data_batch_1.bin .. data_batch_5.bin and test_batch.bin, or the "
+         "cifar-10-batches-bin folder that holds them: set download = true (--set "
+         "dataset.download=true) to fetch and extract them into " +
+         (data_dir / kTarballFolder).string() +
+         ", or download the archive and extract it by hand: " + manual_download_commands(data_dir);
 }
 
 CifarFiles files_in(const std::filesystem::path& dir) {
   CifarFiles files;
-  for (const char* name : kTrainNames) files.train.push_back(dir / name);
-  files.test.push_back(dir / kTestName);
+  for (size_t i = 0; i < kCifarFileNames.size(); ++i)
+    (i < kTrainFileCount ? files.train : files.test).push_back(dir / kCifarFileNames[i]);
   return files;
 }
 
@@ -56,9 +52,24 @@ torch::Tensor tensor_owning(Records records) {
 
 }  // namespace
 
+std::vector<std::string> missing_cifar_files(const std::filesystem::path& dir) {
+  std::vector<std::string> missing;
+  for (const std::string& name : kCifarFileNames)
+    if (!std::filesystem::is_regular_file(dir / name)) missing.push_back(name);
+  return missing;
+}
+
+std::string manual_download_commands(const std::filesystem::path& data_dir) {
+  const std::string dir = data_dir.empty() ? "." : data_dir.string();
+  return "mkdir -p " + dir + " && curl -LO " +
+         runner::datasets::mirror_url(kCifarMirrors[0], kCifarArchive) + " && tar xzf " +
+         kCifarArchive + " -C " + dir;
+}
+
 CifarFiles find_cifar_files(const std::filesystem::path& data_dir) {
   const std::filesystem::path folders[2] = {data_dir, data_dir / kTarballFolder};
-  std::vector<std::string> missing[2] = {missing_in(folders[0]), missing_in(folders[1])};
+  std::vector<std::string> missing[2] = {missing_cifar_files(folders[0]),
+                                         missing_cifar_files(folders[1])};
   for (int i = 0; i < 2; ++i)
     if (missing[i].empty()) return files_in(folders[i]);
   // Name the files missing from the folder that holds more of them: a partial extraction.
@@ -66,7 +77,7 @@ CifarFiles find_cifar_files(const std::filesystem::path& data_dir) {
   throw runner::DataError("CIFAR-10 files missing in " + folders[nearest].string() + ": " +
                               join(missing[nearest]) + "; searched " + folder_text(folders[0]) +
                               " and " + folder_text(folders[1]),
-                          kDownloadHint);
+                          missing_files_hint(data_dir));
 }
 
 RawSplit load_split(const std::vector<std::filesystem::path>& files) {

@@ -30,6 +30,13 @@ TEST_F(CifarCorruptFilesTest, MissingFilesAreListedTogetherWithTheFoldersSearche
   EXPECT_THAT(e.hint(), HasSubstr("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"))
       << e.hint();
   EXPECT_THAT(e.hint(), HasSubstr("extract")) << e.hint();
+  // Both ways to the files: the key, and the commands with this data_dir.
+  EXPECT_THAT(e.hint(), HasSubstr("download = true")) << e.hint();
+  EXPECT_THAT(e.hint(), HasSubstr("--set dataset.download=true")) << e.hint();
+  EXPECT_THAT(e.hint(), HasSubstr("curl -LO https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"
+                                  " && tar xzf cifar-10-binary.tar.gz -C " +
+                                  dir_.string()))
+      << e.hint();
 }
 
 TEST_F(CifarCorruptFilesTest, APartialTarballFolderIsTheOneReported) {

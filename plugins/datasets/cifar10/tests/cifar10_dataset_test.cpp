@@ -192,7 +192,8 @@ TEST_F(CifarFolderTest, RegistersCifar10WithItsKeys) {
   EXPECT_EQ(cifar.kind, runner::Kind::dataset);
   EXPECT_EQ(cifar.name, "cifar10");
   EXPECT_EQ(cifar.schema.names(),
-            (std::vector<std::string>{"data_dir", "train_size", "test_size", "normalize"}));
+            (std::vector<std::string>{"data_dir", "train_size", "test_size", "normalize",
+                                      "download", "mirrors", "md5"}));
   EXPECT_FALSE(cifar.schema.find("data_dir")->default_value.has_value());
   EXPECT_EQ(cifar.schema.find("train_size")->min, 0.0);
   EXPECT_EQ(cifar.schema.find("test_size")->min, 0.0);
