@@ -16,6 +16,9 @@ namespace {
 
 using runner::datasets::FailedAttempt;
 
+const std::string kOfflineHint =
+    std::string("check the network (and http_proxy, https_proxy), or, ") + kFashionMnistOffline;
+
 std::vector<std::string> missing_stems(const std::filesystem::path& dir) {
   std::vector<std::string> missing;
   for (const std::string& stem : kMnistStems)
@@ -29,14 +32,16 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-// No mirror could be reached (offline): the files to fetch by hand and where they go, once.
+// No mirror could be reached (offline): the files to fetch by hand and where they go, once, and
+// the set that needs no network.
 runner::DataError offline_error(const std::filesystem::path& dir,
                                 const std::vector<std::string>& missing,
                                 const std::vector<FailedAttempt>& failures) {
   return runner::DataError(dir.string() + " lacks " + joined(missing) +
-                           " and no mirror could be reached to download them (" +
-                           runner::datasets::attempts_text(failures) +
-                           "): put those files, plain or .gz, into " + dir.string());
+                               " and no mirror could be reached to download them (" +
+                               runner::datasets::attempts_text(failures) +
+                               "): put those files, plain or .gz, into " + dir.string(),
+                           kOfflineHint);
 }
 
 runner::DataError download_error(const std::filesystem::path& dir,

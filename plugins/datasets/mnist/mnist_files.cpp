@@ -10,10 +10,12 @@
 namespace mnist {
 namespace {
 
-const char* const kMissingHint =
-    "data_dir must hold the four IDX files of an MNIST-format set: set download = true to fetch "
-    "MNIST's into it, put them there by hand, or install Debian's dataset-fashion-mnist package "
-    "for Fashion-MNIST (data_dir = \"/usr/share/datasets/fashion-mnist\")";
+const std::string kMissingHint =
+    std::string(
+        "data_dir must hold the four IDX files of an MNIST-format set: set download = "
+        "true (--set dataset.download=true) to fetch MNIST's into it, put them there by "
+        "hand, or, ") +
+    kFashionMnistOffline;
 
 std::string join(const std::vector<std::string>& names) {
   std::string text;

@@ -17,6 +17,11 @@ inline const std::array<std::string, 4> kMnistStems = {
     "train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
     "t10k-labels-idx1-ubyte"};
 
+// The way to an MNIST-format set that needs no network: Debian's packaged Fashion-MNIST.
+inline const char* const kFashionMnistOffline =
+    "without a network, train on Debian's Fashion-MNIST: apt-get install dataset-fashion-mnist, "
+    "then --set dataset.data_dir=/usr/share/datasets/fashion-mnist";
+
 // The file as <stem> or <stem>.gz in `dir`, or nothing when neither exists.
 std::optional<std::filesystem::path> find_mnist_file(const std::filesystem::path& dir,
                                                      const std::string& stem);

@@ -169,6 +169,8 @@ TEST_F(MnistDownloadTest, AnUnreachableMirrorIsTriedOnceAndTheMissingFilesNamedO
   EXPECT_THAT(message, HasSubstr("put those files, plain or .gz, into " + dir_.string()))
       << message;
   EXPECT_THAT(message, Not(HasSubstr("\n"))) << message;
+  EXPECT_THAT(hint, HasSubstr("apt-get install dataset-fashion-mnist")) << hint;
+  EXPECT_THAT(hint, HasSubstr("--set dataset.data_dir=/usr/share/datasets/fashion-mnist")) << hint;
   EXPECT_TRUE(folder_entries(dir_).empty()) << "a temporary file was left behind";
 }
 
