@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "experiment_files.hpp"
 #include "results/read_runs.hpp"
@@ -51,11 +52,13 @@ struct BriefRun {
   std::string results;  // the results file
 };
 
-// Two training steps of one epoch, results in a scratch file; `data` points it at local data.
+// Two training steps of one epoch and two test batches, results in a scratch file; `data`
+// points it at local data.
 BriefRun run_briefly(const std::string& file, const std::string& data) {
   const std::string results = scratch_dir("exp_" + std::to_string(getpid()) + "_" + file) + "/r.h5";
   return {run_runner(kExperiments + file + " -q --set train.epochs=1" +
                      " --set train.max_steps_per_epoch=" + std::to_string(kBriefSteps) +
+                     " --set train.max_eval_steps=" + std::to_string(kBriefSteps) +
                      " --set experiment.results=" + results + " " + data),
           results};
 }
@@ -159,14 +162,24 @@ TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
       << o.out;
 }
 
-std::vector<results::RunRecord> runs_of_brief(const std::string& file) {
+std::vector<results::RunRecord> runs_of_brief(const std::string& file, Output* printed = nullptr) {
   const std::string dir = scratch_dir("dist_" + std::to_string(getpid()) + "_" + file);
   const Output o = run_runner(kExperiments + file + " --set train.epochs=1" +
-                              " --set train.max_steps_per_epoch=2 --set experiment.results=" + dir +
-                              "/r.h5 " + kOnFashionMnist);
+                              " --set train.max_steps_per_epoch=2 --set train.max_eval_steps=2" +
+                              " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_THAT(o.out, HasSubstr("results: ")) << "the table is printed\n" << o.out;
+  if (printed) *printed = o;
   return results::read_runs(dir + "/r.h5");
+}
+
+// The lines of the table a sweep printed at its end: from its header to "results: ".
+std::vector<std::string> table_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out.substr(out.rfind("\nrun ") + 1));
+  for (std::string line; std::getline(in, line) && line.rfind("results: ", 0) != 0;)
+    lines.push_back(line);
+  return lines;
 }
 
 TEST(Experiments, MnistDdpComparesOneRankWithTwo) {
@@ -178,10 +191,18 @@ TEST(Experiments, MnistDdpComparesOneRankWithTwo) {
   for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
 }
 
+// The flagship: its table compares communication, step time and throughput within 120
+// characters, each skipped run one short row whose reason is said once below.
 TEST(Experiments, NcclVsGlooRunsGlooAndSkipsNcclWithoutGpus) {
   if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
-  auto runs = runs_of_brief("ddp_nccl_vs_gloo.toml");
+  Output printed;
+  auto runs = runs_of_brief("ddp_nccl_vs_gloo.toml", &printed);
   ASSERT_EQ(runs.size(), 4u);
+  const std::vector<std::string> table = table_lines(printed.out);
+  ASSERT_GE(table.size(), 6u) << printed.out;
+  for (const char* column : {"comm", "step time", "samples/s"})
+    EXPECT_THAT(table[0], HasSubstr(column)) << printed.out;
+  for (const auto& line : table) EXPECT_LE(line.size(), 120u) << line;
   // Without CUDA an nccl run must be skipped with the reason: one that completes fell back to
   // gloo without saying so.
   const bool cuda = torch::cuda::is_available();
@@ -263,6 +284,7 @@ TEST(Experiments, EveryFileIsCovered) {
                                          "cifar_vgg.toml",
                                          "cifar_cnn_augmented.toml",
                                          "gpt2_tiny.toml",
+                                         "gpt2_small.toml",
                                          "gpt2_xl.toml",
                                          "fused_conv_relu_vs_builtin.toml",
                                          "lenet_gelu.toml",

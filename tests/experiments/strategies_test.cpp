@@ -127,5 +127,27 @@ TEST(StrategyExperiments, Gpt2StrategiesOnTinyFollowDdpStepForStep) {
     EXPECT_NEAR(bytes, 16.0 * 87360, 0.1 * 16 * 87360) << runs[4].header.label;
 }
 
+// The single-run GPT-2 file that `runner plan` lays out: its layouts on 2 devices ranked (the
+// rates given: the search, not the calibration, is under test), and on a tiny GPT-2 it
+// trains as it is, ddp on 2 ranks.
+TEST(StrategyExperiments, Gpt2SmallPlansOnTwoDevicesAndTrainsOnTiny) {
+  const std::string file = kExperiments + "gpt2_small.toml";
+  const Output plan = run_runner("plan " + file +
+                                 " --devices 2 --top 3 --tflops fp32=0.1 --tflops bf16=0.2 "
+                                 "--bandwidth 1 --memory-bandwidth 10");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_THAT(plan.out, HasSubstr("runner plan " + file + ": 2 CPU devices")) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("; batch 8\n")) << plan.out;
+  const std::string dir = scratch_dir("gpt2_small_" + std::to_string(getpid()));
+  const Output tiny = run_runner(file + " -q" + kTinyGpt2 + " --set train.device=cpu" +
+                                 " --set experiment.results=" + dir + "/r.h5");
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  const auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::completed) << runs[0].error;
+  EXPECT_EQ(runs[0].steps.size(), 4u);
+  EXPECT_EQ(runs[0].header.environment.at("world_size"), "2");
+}
+
 }  // namespace
 }  // namespace runner::testing

@@ -55,6 +55,7 @@ Manifest manifest_of(const json& j, const std::string& path) {
   m.progress = {p.at("global_step").get<int64_t>(), p.at("epoch").get<int64_t>(),
                 p.at("step_in_epoch").get<int64_t>()};
   m.engine = j.at("engine");
+  m.weights_only = j.value("weights_only", false);  // absent before final weights were kept
   check_progress(m.progress, path);
   for (const auto& item : j.at("shards")) {
     m.shards.push_back(shard_of(item));
@@ -90,6 +91,7 @@ std::string manifest_text(const Manifest& m) {
                     {"epoch", m.progress.epoch},
                     {"step_in_epoch", m.progress.step_in_epoch}}},
                   {"engine", m.engine},
+                  {"weights_only", m.weights_only},
                   {"shards", shards},
                   {"written_at", m.written_at}};
   return j.dump(2) + "\n";

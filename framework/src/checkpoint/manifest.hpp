@@ -34,6 +34,9 @@ struct Manifest {
   int world_size = 1;
   Progress progress;
   nlohmann::json engine = nlohmann::json::object();  // the host's state of the run
+  // The model's weights at the run's end, without the optimizer's state or the host's: for
+  // `runner export`, never resumed from.
+  bool weights_only = false;
   std::vector<ShardRecord> shards;
   std::string written_at;  // ISO 8601, UTC
 };

@@ -41,6 +41,12 @@ void check_checkpoint(const std::string& folder, const config::RunConfig& run, b
   verify(folder);
   const CheckpointReader reader(folder);
   const Manifest& m = reader.manifest();
+  if (m.weights_only)
+    throw DataError(fmt::format("checkpoint {} holds a run's final weights only, not its "
+                                "training state: nothing to go on from",
+                                folder),
+                    "runner export writes those weights out; [checkpoint] every_epochs or "
+                    "every_steps saves checkpoints a run can resume from");
   const std::string experiment = run.experiment.get_string("name");
   if (m.experiment != experiment || m.model != run.model.name)
     throw DataError(fmt::format("checkpoint {} is of experiment '{}' with model '{}', not of '{}' "
@@ -59,13 +65,21 @@ void warn_passed_over(std::ostream& warnings, const std::string& why) {
   warnings << "runner: warning: " << why << "; an earlier checkpoint is taken\n";
 }
 
+bool holds_final_weights(const std::string& folder) {
+  try {
+    return read_manifest(manifest_of(folder)).weights_only;
+  } catch (const DataError&) {
+    return false;  // check_checkpoint names what is wrong with it
+  }
+}
+
 // The newest checkpoint of the run's folder that passes check_checkpoint. A folder whose save
-// was cut short (no manifest) is passed over in silence.
+// was cut short (no manifest), and a run's final weights, are passed over in silence.
 std::optional<std::string> newest_intact(const std::string& run_folder,
                                          const config::RunConfig& run, std::ostream& warnings) {
   const auto folders = step_folders(run_folder);
   for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
-    if (!fs::exists(manifest_of(*it))) continue;
+    if (!fs::exists(manifest_of(*it)) || holds_final_weights(*it)) continue;
     try {
       check_checkpoint(*it, run, false);
       return *it;
@@ -132,6 +146,34 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
   if (!request) return std::nullopt;
   if (names_checkpoint_for(request, run, only_run)) return *request;  // check_resume_request's
   return newest_intact(resume_run_folder(request, run, settings), run, warnings);
+}
+
+std::optional<std::string> latest_to_go_on_from(const std::string& run_folder) {
+  const auto complete = complete_checkpoints(run_folder);
+  for (auto it = complete.rbegin(); it != complete.rend(); ++it)
+    if (!holds_final_weights(*it)) return *it;
+  return std::nullopt;
+}
+
+void check_something_to_resume(const ResumeRequest& request,
+                               const std::vector<ResumeChoice>& choices,
+                               const config::Experiment& experiment,
+                               const std::string& results_path) {
+  if (!request) return;
+  for (const auto& choice : choices)
+    if (choice.action == ResumeChoice::Action::keep || !choice.checkpoint.empty()) return;
+  const std::string where = request->empty() ? "" : " in " + *request;
+  const std::string what =
+      choices.size() == 1
+          ? fmt::format("its run did not complete in {} and saved no checkpoint to go on from{}",
+                        results_path, where)
+          : fmt::format(
+                "none of its {} runs completed in {} or saved a checkpoint to go on "
+                "from{}",
+                choices.size(), results_path, where);
+  throw ConfigError(fmt::format("--resume: nothing to resume in {}: {}", experiment.file, what),
+                    "run it without --resume to start; [checkpoint] every_epochs or every_steps "
+                    "saves checkpoints that --resume goes on from");
 }
 
 ResumeChoice choose_resume(const ResumeRequest& request, const config::RunConfig& run,

@@ -48,6 +48,18 @@ std::optional<std::string> resume_checkpoint(const ResumeRequest& request,
                                              const CheckpointSettings& settings,
                                              std::ostream& warnings);
 
+// The newest complete checkpoint in the run's folder that a run can go on from: a run's final
+// weights are none.
+std::optional<std::string> latest_to_go_on_from(const std::string& run_folder);
+
+// Throws ConfigError when `--resume` finds nothing: no run of the experiment completed in the
+// results file at `results_path` and none has a checkpoint to go on from. `choices`: each
+// run's, in order.
+void check_something_to_resume(const ResumeRequest& request,
+                               const std::vector<ResumeChoice>& choices,
+                               const config::Experiment& experiment,
+                               const std::string& results_path);
+
 // The plan for `run` from the last of `earlier_runs` (the results file's runs when the sweep
 // began: read once, not once a run) of its id, and from its checkpoints. Throws ConfigError
 // when the request names a checkpoint of the run and the run completed earlier.

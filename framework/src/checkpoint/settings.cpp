@@ -21,6 +21,7 @@ CheckpointSettings checkpoint_settings(const config::RunConfig& run,
   settings.every_epochs = keys.get_int("every_epochs");
   settings.every_steps = keys.get_int("every_steps");
   settings.keep = keys.get_int("keep");
+  settings.final_weights = keys.get_bool("final_weights");
   std::filesystem::path dir = keys.get_string("dir");
   if (dir.empty()) dir = std::filesystem::path(results_path).replace_extension(".checkpoints");
   settings.run_folder = run_folder_in(dir.string(), run);

@@ -9,11 +9,11 @@
 #include "cli/registry_loader.hpp"
 #include "config/overrides.hpp"
 #include "config/validate.hpp"
+#include "interrupt/interrupt.hpp"
 #include "measure/system.hpp"
 #include "opcheck/check_op.hpp"
 #include "opcheck/report_text.hpp"
 #include "plugin_host/host_owned_errors.hpp"
-#include "train/interrupt.hpp"
 
 namespace runner::cli {
 namespace {
@@ -125,15 +125,15 @@ int check_loaded_op(const plugin_host::Registry& registry, const CheckOpOptions&
   settings.device = parse_device(options.device);
   settings.shapes = parse_shapes(options.shapes, options.dtype);
   settings.repeats = options.repeats;
-  settings.stop_requested = [] { return train::interrupt_signal() != 0; };
+  settings.stop_requested = [] { return interrupt_signal() != 0; };
   const int threads = measure::configure_threads(options.threads);
   std::cout << fmt::format("check-op {} {} on {} ({} threads)", options.op, options.dtype,
                            settings.device.str(), threads)
             << std::endl;
-  train::install_interrupt_handlers();
+  install_interrupt_handlers();
   opcheck::CheckReport report = opcheck::check_op(options.op, *op, settings);
   std::cout << opcheck::report_text(report) << std::flush;
-  if (const int signal = train::interrupt_signal()) return interrupted(signal, report, settings);
+  if (const int signal = interrupt_signal()) return interrupted(signal, report, settings);
   return report.passed() ? 0 : 1;
 }
 

@@ -36,7 +36,9 @@ results::RunRecord find_run(const std::string& file, const std::string& name) {
 std::string checkpoint_of(const std::string& file, const results::RunRecord& run) {
   if (run.checkpoints.empty())
     throw DataError(fmt::format("run {} of {} saved no checkpoints", run.group, file),
-                    "add [checkpoint] every_epochs = 1 to its experiment to keep its weights");
+                    "a run keeps its weights when it completes (unless [checkpoint] "
+                    "final_weights = false), and checkpoints on the way with [checkpoint] "
+                    "every_epochs or every_steps");
   const auto latest = checkpoint::latest_complete(run.checkpoints);
   if (!latest)
     throw DataError(fmt::format("run {} of {} has no complete checkpoint in {}", run.group, file,

@@ -75,8 +75,11 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
 CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
   auto* sub = app.add_subcommand(
       "plan", "search every layout of a run on N devices: memory per rank, predicted step time");
-  sub->add_option("experiment", plan.experiment_file, "TOML experiment file of one run")
+  sub->add_option("experiment", plan.experiment_file,
+                  "TOML experiment file: its run, or each point of its sweep")
       ->required();
+  sub->add_option("--point", plan.point, "plan run N of the file's sweep alone (1-based)")
+      ->check(whole_number_in(1, 1000000));
   sub->add_option("--devices", plan.devices, "devices (ranks) to lay the run out on")
       ->required()
       ->check(whole_number_in(1, 4096));

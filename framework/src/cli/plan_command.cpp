@@ -1,5 +1,6 @@
-// `runner plan`: the experiment's run laid out every way on the devices, checked, planned and
-// ranked by a step time predicted from rates measured here (or given).
+// `runner plan`: the experiment's run (or each point of its sweep, or the one --point picks)
+// laid out every way on the devices, checked, planned and ranked by a step time predicted from
+// rates measured here (or given).
 #include "cli/plan_command.hpp"
 #include "config/load_experiment.hpp"
 
@@ -7,12 +8,14 @@
 #include <torch/torch.h>
 
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/plan_trials.hpp"
 #include "cli/registry_loader.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/calibration.hpp"
+#include "layout/plan_points.hpp"
 #include "layout/search.hpp"
 #include "layout/search_table.hpp"
 #include "layout/trials.hpp"
@@ -24,18 +27,6 @@ namespace runner::cli {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-
-config::RunConfig the_run(const layout::SearchRequest& request,
-                          const plugin_host::Registry& registry) {
-  const auto experiment =
-      config::parse_experiment(request.text, request.file, request.overrides, registry);
-  if (experiment.runs.size() > 1)
-    throw ConfigError(fmt::format("runner plan {}: the file's [sweep] makes {} runs; a plan "
-                                  "lays out one run",
-                                  request.file, experiment.runs.size()),
-                      "drop the [sweep], or pin its keys with --set");
-  return experiment.runs.front();
-}
 
 bool on_cuda(const PlanOptions& options, const config::RunConfig& run) {
   const std::string device =
@@ -98,36 +89,97 @@ layout::Calibration calibration(const PlanOptions& options, const config::RunCon
   return c;
 }
 
-int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& registry) {
-  layout::SearchRequest request;
-  request.text = config::read_experiment_file(options.experiment_file);
-  request.file = options.experiment_file;
-  request.overrides = options.overrides;
-  const config::RunConfig run = the_run(request, registry);
-  request.devices = {options.devices, on_cuda(options, run)};
+// What the plan needs of the machine and the options, the same for every point planned.
+struct PlanSetting {
+  layout::Devices devices;
+  double memory_per_device = 0;
+  layout::Rates rates;
+  bool trials = false;
+};
+
+// The point's search, printed; its best layout tried and written as the options ask.
+void plan_point(const PlanOptions& options, const PlanSetting& setting,
+                layout::SearchRequest request, const plugin_host::Registry& registry) {
+  request.devices = setting.devices;
+  request.memory_per_device = setting.memory_per_device;
   // The layouts run where the plan is for: fp16 is refused on the CPU, and trials on a GPU.
   request.overrides.push_back(std::string("train.device=\"") +
-                              (request.devices.cuda ? "cuda" : "cpu") + "\"");
-  const bool trials = options.trials > 0 || options.budget_runs > 0;
-  if (trials) check_trials_fit_here(options, request.devices);
-  request.memory_per_device = memory_per_device(options, request.devices);
-  const layout::Rates rates = layout::calibrate(calibration(options, run, request.devices));
+                              (setting.devices.cuda ? "cuda" : "cpu") + "\"");
+  const config::RunConfig run =
+      config::parse_experiment(request.text, request.file, request.overrides, registry)
+          .runs.front();
   std::cout << fmt::format(
-      "runner plan {}: {} {} device{}, {} each; batch {}\nrates: {}\n", request.file,
-      request.devices.count, request.devices.cuda ? "CUDA" : "CPU",
-      request.devices.count == 1 ? "" : "s", plan::gibibytes(request.memory_per_device),
-      run.train.get_int("batch_size"), layout::rates_text(rates));
-  const layout::Search search = layout::search_layouts(request, registry, rates);
+      "runner plan {}: {} {} device{}, {} each; batch {}\n", request.file, setting.devices.count,
+      setting.devices.cuda ? "CUDA" : "CPU", setting.devices.count == 1 ? "" : "s",
+      plan::gibibytes(setting.memory_per_device), run.train.get_int("batch_size"));
+  const layout::Search search = layout::search_layouts(request, registry, setting.rates);
   std::cout << layout::search_text(search, options.top);
   if (search.fitting.empty()) throw layout::nothing_fits(search, request);
-  const Measured best = trials ? run_trials(options, search, registry)
-                               : Measured{&search.fitting.front(), std::nullopt};
+  const Measured best = setting.trials ? run_trials(options, search, registry)
+                                       : Measured{&search.fitting.front(), std::nullopt};
   if (!options.write.empty()) {
     write_text_file(options.write,
                     layout::layout_file(*best.candidate, options.experiment_file, best.step_s));
     std::cout << "wrote " << options.write << "\n";
   }
-  return 0;
+}
+
+// The point's run as the search reads it: the file itself for a file of one run, else the
+// point's resolved TOML (the sweep and --set applied), named by its place in the sweep.
+layout::SearchRequest request_of(const PlanOptions& options, const std::string& text,
+                                 const config::Experiment& experiment,
+                                 const layout::PlanPoint& point) {
+  if (experiment.runs.size() == 1) return {text, options.experiment_file, options.overrides, {}, 0};
+  const config::RunConfig& run = experiment.runs[point.run];
+  std::string alike;
+  for (size_t i = 1; i < point.alike.size(); ++i)
+    alike += fmt::format("{}{}", i == 1 ? "; alike for the plan: run " : ", ", point.alike[i] + 1);
+  return {run.resolved_toml,
+          fmt::format("{} (run {}/{} {}{})", options.experiment_file, point.run + 1,
+                      experiment.runs.size(), run.label, alike),
+          {},
+          {},
+          0};
+}
+
+// Trials and --write lay out one run: a sweep of several points to plan needs --point.
+void check_one_point_for(const PlanOptions& options, const config::Experiment& experiment,
+                         size_t points, bool trials) {
+  if (points <= 1 || (!trials && options.write.empty())) return;
+  throw ConfigError(
+      fmt::format("runner plan {}: {} tries or writes the layout of one run, and the sweep "
+                  "makes {} runs that plan apart",
+                  options.experiment_file, trials ? "--trials/--budget-runs" : "--write", points),
+      fmt::format("add --point N for run N of the sweep (1 to {})", experiment.runs.size()));
+}
+
+int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& registry) {
+  const std::string text = config::read_experiment_file(options.experiment_file);
+  const config::Experiment experiment =
+      config::parse_experiment(text, options.experiment_file, options.overrides, registry);
+  const std::vector<layout::PlanPoint> points = layout::plan_points(experiment, options.point);
+  const config::RunConfig& first = experiment.runs[points.front().run];
+  PlanSetting setting;
+  setting.devices = {options.devices, on_cuda(options, first)};
+  setting.trials = options.trials > 0 || options.budget_runs > 0;
+  check_one_point_for(options, experiment, points.size(), setting.trials);
+  if (setting.trials) check_trials_fit_here(options, setting.devices);
+  setting.memory_per_device = memory_per_device(options, setting.devices);
+  setting.rates = layout::calibrate(calibration(options, first, setting.devices));
+  std::cout << "rates: " << layout::rates_text(setting.rates) << "\n";
+  std::optional<int> failed;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (i > 0) std::cout << "\n";
+    try {
+      plan_point(options, setting, request_of(options, text, experiment, points[i]), registry);
+    } catch (const Error& e) {
+      if (points.size() == 1) throw;
+      std::cerr << "runner: error: " << e.what() << "\n";
+      if (!e.hint().empty()) std::cerr << "  hint: " << e.hint() << "\n";
+      failed = failed.value_or(e.exit_code());
+    }
+  }
+  return failed.value_or(0);
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ int run_with_plugins(const RunOptions& options, const plugin_host::Registry& reg
   const std::string text = config::read_experiment_file(options.experiment_file);
   const config::Experiment experiment = config::parse_experiment(
       text, options.experiment_file, nproc_overrides(options, text, registry), registry);
-  if (options.dry_run) return sweep::dry_run(experiment, registry);
+  if (options.dry_run)
+    return sweep::dry_run(experiment, registry, std::cout, std::cerr, options.quiet);
   const bool other_rank = launch.environment.rank != 0;
   record::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
   return sweep::run_experiment(experiment, registry, console, std::cerr, launch);

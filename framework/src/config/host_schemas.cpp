@@ -72,6 +72,10 @@ const Schema& train_schema() {
     s.flag("pin_memory", true, "CUDA: stage batches in page-locked memory for asynchronous copies");
     s.integer("log_every", 50, "Training steps between progress updates", 1);
     s.integer("max_steps_per_epoch", 0, "Stop an epoch after this many steps; 0: no limit", 0);
+    s.integer("max_eval_steps", 0,
+              "Stop each test pass after this many batches (its first ones); 0: the whole test "
+              "set",
+              0);
     s.flag("deterministic", false, "Use deterministic algorithms only (slower, reproducible)");
     s.text("backend_conv", "vendor",
            "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
@@ -120,6 +124,9 @@ const Schema& checkpoint_schema() {
     s.integer("every_epochs", 0, "Save a checkpoint after every this many epochs; 0: never", 0);
     s.integer("every_steps", 0, "Save a checkpoint after every this many steps; 0: never", 0);
     s.integer("keep", 2, "Complete checkpoints kept per run, the latest ones", 1);
+    s.flag("final_weights", true,
+           "Without every_epochs or every_steps: keep the trained model's weights (not the "
+           "optimizer's state) for runner export when the run ends");
     s.text("dir", "",
            "Folder of the checkpoints, one folder per run id inside; empty: beside the results "
            "file, <results>.checkpoints");

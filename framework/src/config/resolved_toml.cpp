@@ -20,6 +20,17 @@ const std::set<std::string> kExperimentOutputs = {"description", "results", "tab
 // What ids left out before: files written then hold ids with the others.
 const std::set<std::string> kEarlierExperimentOutputs = {"tensorboard"};
 
+// [train] keys added after ids were defined, with the value every run had before them: at it,
+// they leave a run's id as it was, so files written before still resume.
+const std::map<std::string, int64_t> kLaterTrainKeys = {{"max_eval_steps", 0}};
+
+std::set<std::string> later_keys_at_their_default(const Options& train) {
+  std::set<std::string> left_out;
+  for (const auto& [key, value] : kLaterTrainKeys)
+    if (train.has(key) && train.get_int(key) == value) left_out.insert(key);
+  return left_out;
+}
+
 std::string toml_key(const std::string& key) {
   bool bare = !key.empty();
   for (unsigned char c : key) bare = bare && (std::isalnum(c) || c == '_' || c == '-');
@@ -40,19 +51,22 @@ void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) 
     write_table(out, "[[dataset.augment]]", {&transform.name, &transform.options});
 }
 
-// `experiment_left_out`: [experiment] keys not written; `with_checkpoint`: [checkpoint] written.
+// `experiment_left_out`: [experiment] keys not written; `whole`: every key and [checkpoint]
+// written (else what the run's id hashes).
 std::string toml_of(const RunConfig& run, const std::set<std::string>& experiment_left_out,
-                    bool with_checkpoint) {
+                    bool whole) {
   std::map<std::string, TableView> tables = {
       {"experiment", {nullptr, &run.experiment, experiment_left_out}},
-      {"train", {nullptr, &run.train}},
+      {"train",
+       {nullptr, &run.train,
+        whole ? std::set<std::string>{} : later_keys_at_their_default(run.train)}},
       {"optimizer", {nullptr, &run.optimizer}},
       {"schedule", {nullptr, &run.schedule}},
       {"dataset", {&run.dataset.name, &run.dataset.options}},
       {"model", {&run.model.name, &run.model.options}},
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
-  if (with_checkpoint) tables["checkpoint"] = {nullptr, &run.checkpoint};
+  if (whole) tables["checkpoint"] = {nullptr, &run.checkpoint};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {

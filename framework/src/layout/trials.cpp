@@ -1,5 +1,6 @@
 // The trial experiment of a plan, and what its runs measured.
 #include "layout/trials.hpp"
+#include "layout/plan_points.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -32,14 +33,17 @@ toml::array list_of(const std::vector<Candidate>& candidates, const Each& each) 
 
 std::string trials_toml(const std::vector<Candidate>& candidates, int64_t steps) {
   RUNNER_CHECK(!candidates.empty(), "no layout to try");
-  toml::table document = toml::parse(candidates.front().run.resolved_toml);
-  document.erase("strategy");
+  toml::table document = without_layout(candidates.front().run);
   toml::table& train = *document["train"].as_table();
-  for (const char* swept : {"micro_batches", "precision", "activation_checkpointing"})
-    train.erase(swept);
   train.insert_or_assign("epochs", 1);
   train.insert_or_assign("max_steps_per_epoch", steps);
   train.insert_or_assign("log_every", 1);
+  // Trials measure steps: they save no checkpoint and keep no weights.
+  toml::table checkpoint;
+  checkpoint.insert("every_epochs", 0);
+  checkpoint.insert("every_steps", 0);
+  checkpoint.insert("final_weights", false);
+  document.insert_or_assign("checkpoint", checkpoint);
   toml::array strategies;
   for (const auto& c : candidates) strategies.push_back(strategy_table(c.run.strategy));
   toml::table sweep;

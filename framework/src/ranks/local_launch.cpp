@@ -11,13 +11,13 @@
 #include "common/one_line.hpp"
 #include "distributed/connect.hpp"
 #include "distributed/rank_health.hpp"
+#include "interrupt/interrupt.hpp"
 #include "ranks/environment_reader.hpp"
 #include "ranks/process_launcher.hpp"
 #include "ranks/rank_run.hpp"
 #include "record/null_writer.hpp"
 #include "record/tensorboard_events.hpp"
 #include "results/results.hpp"
-#include "train/interrupt.hpp"
 
 namespace runner::ranks {
 namespace {
@@ -53,14 +53,6 @@ LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
   // A surviving rank notices a dead one at its next collective, at most a timeout later.
   spec.grace = setup.timeout + std::chrono::seconds(10);
   return spec;
-}
-
-// Why this machine cannot run the ranks: the backend, or too few GPUs for one per rank.
-std::optional<std::string> cannot_run_here(const RankSetup& setup) {
-  if (auto why = distributed::backend_unavailable(setup.backend, setup.world_size)) return why;
-  if (!setup.cuda || setup.world_size <= setup.gpus) return std::nullopt;
-  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", setup.world_size,
-                     setup.gpus);
 }
 
 struct Failure {
@@ -121,13 +113,13 @@ record::RunOutcome launch_and_wait(const LaunchContext& c, const RankSetup& setu
   c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
                                        setup.world_size, setup.backend, kLoopback, port));
   const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, resume_from),
-                                           [] { return train::interrupt_signal() != 0; });
+                                           [] { return interrupt_signal() != 0; });
   if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0, group};
   const config::RunConfig& run = c.recording.experiment.runs[index];
-  if (train::interrupt_signal())
-    return record_failure(c, run, group,
-                          {"interrupted by signal " + std::to_string(train::interrupt_signal()),
-                           128 + train::interrupt_signal()});
+  if (interrupt_signal())
+    return record_failure(
+        c, run, group,
+        {"interrupted by signal " + std::to_string(interrupt_signal()), 128 + interrupt_signal()});
   return record_failure(c, run, group,
                         failure_of(result, *distributed::run_scope(store, "run"), setup.timeout));
 }
@@ -168,14 +160,14 @@ int run_launched_rank(const LaunchContext& c) {
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
   const RankSetup setup = rank_setup_of(run, env);
   const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port}, true, "run"};
-  train::install_interrupt_handlers();
+  install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
   if (env.rank == 0)
     in_file = results::ResultsFile::open(c.recording.results_path)->resume_run(env.results_group);
   results::RunWriter* writer = in_file.get();
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   const auto store = [&] {
-    const train::InterruptibleWait connecting(
+    const InterruptibleWait connecting(
         prefix, [&](const std::string& e) { record::record_failed(*writer, e); });
     return distributed::connect_store(self.store, setup.timeout);
   }();

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "distributed/connect.hpp"
-#include "train/interrupt.hpp"
+#include "interrupt/interrupt.hpp"
 
 namespace runner::ranks {
 namespace {
@@ -39,7 +39,7 @@ const c10::intrusive_ptr<c10d::Store>& OutsideLaunch::store(const RankSetup& set
                                                             const ThisRank& self,
                                                             results::RunWriter& writer) {
   if (store_) return store_;
-  const train::InterruptibleWait connecting(
+  const InterruptibleWait connecting(
       fmt::format("rank {}: ", self.rank),
       [&](const std::string& e) { record::record_failed(writer, e); });
   const std::string& agent_prefix = c_.environment.agent_store_prefix;

@@ -4,8 +4,8 @@
 #include "common/one_line.hpp"
 #include "distributed/connect.hpp"
 #include "distributed/peer_failure.hpp"
+#include "interrupt/interrupt.hpp"
 #include "record/record_run.hpp"
-#include "train/interrupt.hpp"
 
 namespace runner::ranks {
 namespace {
@@ -36,14 +36,14 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
   const std::string prefix = "rank " + std::to_string(self.rank) + ": ";
   const auto record_failure = [&writer](const std::string& e) { record::record_failed(writer, e); };
   distributed::RankConnection connection = [&] {
-    const train::InterruptibleWait rendezvous(prefix, record_failure);
+    const InterruptibleWait rendezvous(prefix, record_failure);
     return connect(setup, self, store);
   }();
   train::RankContext context{connection.communicator, self.local_rank, setup.local_world_size,
                              connection.waits};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.
-  const train::InterruptibleWait collectives(prefix, record_failure, std::chrono::seconds(1));
+  const InterruptibleWait collectives(prefix, record_failure, std::chrono::seconds(1));
   try {
     results::Summary summary =
         train::train_run(run, registry, console, writer, context, checkpoints);

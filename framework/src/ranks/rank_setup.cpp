@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "distributed/connect.hpp"
+
 namespace runner::ranks {
 namespace {
 
@@ -70,6 +72,13 @@ RankSetup rank_setup_of(const config::RunConfig& run, const RankEnvironment& env
   setup.local_world_size = setup.world_size;
   setup.start = setup.world_size > 1 ? RankStart::local : RankStart::in_process;
   return setup;
+}
+
+std::optional<std::string> cannot_run_here(const RankSetup& setup) {
+  if (auto why = distributed::backend_unavailable(setup.backend, setup.world_size)) return why;
+  if (!setup.cuda || setup.world_size <= setup.gpus) return std::nullopt;
+  return fmt::format("{} ranks on CUDA need a GPU each; this machine has {}", setup.world_size,
+                     setup.gpus);
 }
 
 std::vector<RankSetup> rank_setups_of(const config::Experiment& experiment,

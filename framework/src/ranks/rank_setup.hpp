@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct RankSetup {
 // is taken, and a strategy asking for another, or one rank's strategy on several ranks, is a
 // ConfigError. Under a local launch (a rank of it), the launcher's world too.
 RankSetup rank_setup_of(const config::RunConfig& run, const RankEnvironment& environment);
+
+// Why this machine cannot run a local launch of the ranks: the backend, or too few GPUs for
+// one per rank. nullopt: it can.
+std::optional<std::string> cannot_run_here(const RankSetup& setup);
 
 // rank_setup_of of every run of the experiment, in order.
 std::vector<RankSetup> rank_setups_of(const config::Experiment& experiment,

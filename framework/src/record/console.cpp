@@ -30,17 +30,18 @@ void Console::clear_progress() {
   progress_shown_ = false;
 }
 
-void Console::progress(int64_t epoch, int64_t epochs, int64_t step, int64_t steps, double loss,
-                       double elapsed_s) {
-  if (quiet_ || !interactive_ || steps <= 0) return;
+void Console::progress(const ProgressPoint& p) {
+  if (quiet_ || !interactive_ || p.steps <= 0) return;
   const int width = 30;
-  const double done = static_cast<double>(step) / static_cast<double>(steps);
+  const double done = static_cast<double>(p.step) / static_cast<double>(p.steps);
   const int filled = static_cast<int>(done * width);
-  const double eta =
-      step > 0 ? elapsed_s / static_cast<double>(step) * static_cast<double>(steps - step) : 0;
-  out_ << fmt::format("\r\033[2Kepoch {}/{} [{}{}] {}/{} loss {:.4f} ETA {}", epoch, epochs,
-                      std::string(filled, '#'), std::string(width - filled, '.'), step, steps, loss,
-                      format_duration(eta))
+  const double step_s =
+      p.steps_timed > 0 ? p.elapsed_s / static_cast<double>(p.steps_timed) : 0;  // per step
+  const double samples_per_s = step_s > 0 ? static_cast<double>(p.samples_per_step) / step_s : 0;
+  out_ << fmt::format("\r\033[2Kepoch {}/{} [{}{}] {}/{} loss {:.4f} {:.0f} samples/s ETA {}",
+                      p.epoch, p.epochs, std::string(filled, '#'), std::string(width - filled, '.'),
+                      p.step, p.steps, p.loss, samples_per_s,
+                      format_duration(step_s * static_cast<double>(p.steps - p.step)))
        << std::flush;
   progress_shown_ = true;
 }

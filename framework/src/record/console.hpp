@@ -12,6 +12,16 @@
 
 namespace runner::record {
 
+// Where an epoch's training pass stands.
+struct ProgressPoint {
+  int64_t epoch = 1, epochs = 1;
+  int64_t step = 0, steps = 0;   // the epoch's steps done, of its steps
+  double loss = 0;               // the latest step's
+  int64_t steps_timed = 0;       // of the steps done, those this process ran (not a resume's)
+  double elapsed_s = 0;          // for those
+  int64_t samples_per_step = 0;  // the global batch
+};
+
 class Console {
  public:
   Console(std::ostream& out, bool quiet, bool interactive)
@@ -20,9 +30,9 @@ class Console {
   bool quiet() const { return quiet_; }
   void line(const std::string& text);
   void run_started(const std::string& title, const std::string& details);
-  // A progress bar redrawn in place; a no-op unless on a terminal.
-  void progress(int64_t epoch, int64_t epochs, int64_t step, int64_t steps, double loss,
-                double elapsed_s);
+  // A progress bar redrawn in place, with the rate and the ETA of the steps timed so far; a
+  // no-op unless on a terminal.
+  void progress(const ProgressPoint& point);
   // Language models show the loss per token and its perplexity, and next-token accuracy.
   void epoch_done(const results::EpochRecord& epoch, int64_t epochs,
                   Task task = Task::classification);

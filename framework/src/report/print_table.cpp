@@ -1,4 +1,5 @@
-// print_table: columns padded to their widest cell, numbers right-aligned so digits line up.
+// print_table: columns padded to their widest cell, numbers right-aligned so digits line up,
+// then the notes the cells point to.
 #include "report/print_table.hpp"
 
 #include <algorithm>
@@ -48,6 +49,8 @@ void print_table(const Table& table, std::ostream& out) {
   print_line(rules, widths, right_aligned, out);
   for (const std::vector<std::string>& row : table.rows)
     print_line(row, widths, right_aligned, out);
+  for (size_t i = 0; i < table.notes.size(); ++i)
+    out << '(' << i + 1 << ") " << table.notes[i] << '\n';
 }
 
 }  // namespace runner::report

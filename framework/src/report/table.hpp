@@ -11,6 +11,7 @@ struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> right_aligned;  // per column: numbers, so digits line up; empty: none
+  std::vector<std::string> notes;   // below the rows: what "(1)" in a cell stands for
 };
 
 }  // namespace runner::report

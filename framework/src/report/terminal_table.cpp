@@ -125,6 +125,22 @@ Table formatted_subset(const RunTable& table, const std::set<std::string>& chose
   return formatted(select_columns(table, names));
 }
 
+// The notes (a failed run's error, a skipped run's reason) below the table, each once, and
+// "(1)" in their cells: rows stay short however long the reasons, and alike ones are one.
+Table with_footnotes(Table table) {
+  const auto note = std::find(table.columns.begin(), table.columns.end(), "note");
+  if (note == table.columns.end()) return table;
+  const auto column = static_cast<size_t>(note - table.columns.begin());
+  for (std::vector<std::string>& row : table.rows) {
+    std::string& cell = row[column];
+    if (cell.empty()) continue;
+    auto known = std::find(table.notes.begin(), table.notes.end(), cell);
+    if (known == table.notes.end()) known = table.notes.insert(known, cell);
+    cell = fmt::format("({})", known - table.notes.begin() + 1);
+  }
+  return table;
+}
+
 std::string known_names(const RunTable& table) {
   std::string names;
   for (const Column& column : table.columns) names += (names.empty() ? "" : ", ") + column.name;
@@ -175,12 +191,14 @@ Table terminal_table(const RunTable& table, const std::vector<std::string>& stud
     if (column.swept) chosen.insert(column.name);
   if (several_ranks(table))
     chosen.insert(distributed_columns().begin(), distributed_columns().end());
+  // A swept train.batch_size is the global batch already.
+  if (column_index(table, "train.batch_size") >= 0) chosen.erase("global_batch");
   for (const std::string& name : optional_columns()) {
     if (column_index(table, name) < 0 || chosen.count(name)) continue;
     chosen.insert(name);
-    if (table_width(formatted_subset(table, chosen)) > width) chosen.erase(name);
+    if (table_width(with_footnotes(formatted_subset(table, chosen))) > width) chosen.erase(name);
   }
-  return formatted_subset(table, chosen);
+  return with_footnotes(formatted_subset(table, chosen));
 }
 
 Table comparison_table(const std::vector<results::RunRecord>& runs) {

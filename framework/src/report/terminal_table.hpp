@@ -20,10 +20,11 @@ RunTable select_columns(const RunTable& table, const std::vector<std::string>& n
 // The table for a terminal. Always the run's group name, the swept keys (once, as columns
 // titled by their last part when that is unambiguous), time, samples/s, step time, test
 // accuracy (perplexity for language models), the status when some run did not complete, the
-// ranks and local and global batch when some run had several ranks, the note when some run
-// has one, and the columns named in `study` (those the table has); then, while the table
-// stays within `width` characters, status, epochs, peak memory, data wait and compute, the
-// run plan's memory, the phases, TFLOPS and MFU.
+// ranks and local and global batch when some run had several ranks (the global one unless
+// train.batch_size is swept, which is that number), the note when some run
+// has one (as "(1)", the notes below the rows, each once), and the columns named in `study` (those
+// the table has); then, while the table stays within `width` characters, status, epochs, peak
+// memory, data wait and compute, the run plan's memory, the phases, TFLOPS and MFU.
 Table terminal_table(const RunTable& table, const std::vector<std::string>& study = {},
                      size_t width = kTerminalWidth);
 // Every column of `table`, formatted: what `--columns` asked for.

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
-#include "config/resolve_techniques.hpp"
+#include "interrupt/interrupt.hpp"
 #include "plan/dataset_cache.hpp"
 #include "plan/estimate.hpp"
 #include "ranks/local_launch.hpp"
@@ -19,8 +19,8 @@
 #include "report/terminal_table.hpp"
 #include "results/read_runs.hpp"
 #include "sweep/experiment_exit.hpp"
-#include "train/interrupt.hpp"
-#include "train/technique_checks.hpp"
+#include "sweep/interrupt_hint.hpp"
+#include "sweep/run_checks.hpp"
 
 namespace runner::sweep {
 namespace {
@@ -40,19 +40,6 @@ bool outside_launcher(const SweepContext& c) {
   return launcher == ranks::Launcher::torchrun || launcher == ranks::Launcher::slurm;
 }
 
-// Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
-// with too few GPUs skips the run, as it skips NCCL without GPUs.)
-void check_local_world(const ranks::RankSetup& setup) {
-  if (setup.start != ranks::RankStart::local) return;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (setup.cuda || setup.world_size <= cores) return;
-  throw ConfigError(
-      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
-                  "and this machine has {}",
-                  setup.world_size, cores),
-      "start the ranks across machines with torchrun or srun (see the README)");
-}
-
 // The run's plan; none when it cannot be made (its data is missing, its model refuses its keys):
 // such a run fails on its own when it starts, and the sweep goes on.
 std::optional<plan::RunEstimate> estimate_of(const SweepContext& c, const config::RunConfig& run,
@@ -64,31 +51,13 @@ std::optional<plan::RunEstimate> estimate_of(const SweepContext& c, const config
   }
 }
 
-// The run's plan against its budget, and checkpointing against a model without layers.
-void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate, int local_ranks) {
-  if (config::techniques_of(run.train).checkpoint_layers && estimate.model.layers.empty())
-    throw ConfigError(
-        fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
-                    "lists no layers{}",
-                    run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
-        "set train.activation_checkpointing = \"none\", or use a model that "
-        "lists its layers (gpt2, vgg, conv_stack)");
-  plan::check_plan_fits(run, estimate, local_ranks);
-}
-
 // Every run's ranks set up and checked before the first one starts.
 std::vector<ranks::RankSetup> checked_rank_setups(const SweepContext& c) {
   plan::DatasetCache datasets(c.registry);
   std::vector<ranks::RankSetup> setups;
   for (const auto& run : c.recording.experiment.runs) {
     const ranks::RankSetup setup = ranks::rank_setup_of(run, c.launch.environment);
-    check_local_world(setup);
-    train::check_batch_divides(run, setup.world_size);
-    const auto estimate = estimate_of(c, run, setup.world_size, datasets);
-    // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
-    // group's ranks, share one.
-    train::check_techniques(run, estimate ? estimate->plan.data_parallel_degree : setup.world_size);
-    if (estimate) check_plan(run, *estimate, setup.local_world_size);
+    check_run(run, setup, estimate_of(c, run, setup.world_size, datasets));
     setups.push_back(setup);
   }
   return setups;
@@ -182,37 +151,66 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
         experiment);  // and so does a folder that cannot be written
     if (launch.resume) earlier_runs = results::read_runs(c.recording.results_path);
   }
+  // Every run's choice is made before the first starts: a --resume that finds nothing to go
+  // on from is refused before anything runs.
+  std::vector<checkpoint::CheckpointSettings> checkpoints;
+  std::vector<checkpoint::ResumeChoice> choices;
+  for (const auto& run : experiment.runs) {
+    checkpoints.push_back(checkpoint::checkpoint_settings(run, c.recording.results_path));
+    choices.push_back(resume_choice(c, run, checkpoints.back(), earlier_runs));
+  }
+  if (writes)
+    checkpoint::check_something_to_resume(launch.resume, choices, experiment,
+                                          c.recording.results_path);
   const ranks::LaunchContext launch_context = c.launch_context();
   ranks::OutsideLaunch outside(launch_context);
   std::vector<int> failed;
   std::set<std::string> groups;  // those this sweep wrote, went on with or kept
   const size_t total = experiment.runs.size();
-  train::install_interrupt_handlers();
-  for (size_t i = 0; i < total && !train::interrupt_signal(); ++i) {
+  size_t completed = 0;                   // or kept, before an interrupt
+  std::optional<size_t> interrupted_run;  // the run an interrupt stopped
+  install_interrupt_handlers();
+  for (size_t i = 0; i < total && !interrupt_signal(); ++i) {
     const auto& run = experiment.runs[i];
     console.run_started(fmt::format("run {}/{} {}{}", i + 1, total, run.id,
                                     run.label.empty() ? "" : "  " + run.label),
                         "");
-    const checkpoint::CheckpointSettings checkpoints =
-        checkpoint::checkpoint_settings(run, c.recording.results_path);
-    const checkpoint::ResumeChoice resume = resume_choice(c, run, checkpoints, earlier_runs);
+    const checkpoint::ResumeChoice& resume = choices[i];
     if (resume.action == checkpoint::ResumeChoice::Action::keep) {
       console.line("  completed earlier: kept");
       groups.insert(resume.group);
+      ++completed;
       continue;
     }
-    if (!resume.checkpoint.empty()) console.line("  resuming from " + resume.checkpoint);
+    if (!resume.checkpoint.empty())
+      console.line("  resuming from " + resume.checkpoint);
+    else if (resume.action == checkpoint::ResumeChoice::Action::go_on)
+      console.line("  no checkpoint to go on from: it starts over");
     record::RunOutcome outcome =
-        run_one(c, outside, run, rank_setups[i], i, resume, resumed_from(checkpoints, resume));
-    if (outcome.kind == record::RunOutcome::Kind::failed) failed.push_back(outcome.exit_code);
+        run_one(c, outside, run, rank_setups[i], i, resume, resumed_from(checkpoints[i], resume));
+    if (outcome.kind == record::RunOutcome::Kind::failed) {
+      failed.push_back(outcome.exit_code);
+      if (interrupt_signal()) interrupted_run = i;
+    }
+    if (outcome.kind == record::RunOutcome::Kind::completed) ++completed;
     groups.insert(outcome.group);
   }
   if (writes) {
     print_comparison(c.recording.results_path, groups, console);
     console.line("results: " + c.recording.results_path);
   }
-  if (train::interrupt_signal()) return 128 + train::interrupt_signal();
-  return experiment_exit_code(failed, total);
+  if (!interrupt_signal()) return experiment_exit_code(failed, total);
+  if (writes) {
+    const std::string command =
+        outside_launcher(c) ? "the same launch with --resume" : resume_command(launch.rank_argv);
+    const std::string how =
+        interrupted_run
+            ? interrupt_hint(experiment.runs[*interrupted_run].id,
+                             checkpoints[*interrupted_run].run_folder, command, completed)
+            : between_runs_hint(command, completed);
+    errors << "runner: stopped by signal " << interrupt_signal() << ": " << how << '\n';
+  }
+  return 128 + interrupt_signal();
 }
 
 }  // namespace runner::sweep

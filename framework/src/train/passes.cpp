@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "interrupt/interrupt.hpp"
 #include "train/batch_loader.hpp"
-#include "train/interrupt.hpp"
 #include "train/sampler.hpp"
 
 namespace runner::train {
@@ -117,8 +117,9 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     const size_t first = pass.steps.size() - means.size();
     for (size_t k = 0; k < means.size(); ++k) pass.steps[first + k].loss = means[k];
     check_finite(means.back(), s, epoch);
-    s.console.progress(epoch, s.loop.epochs, static_cast<int64_t>(i + 1), s.loop.steps_per_epoch,
-                       means.back(), seconds_since(start));
+    s.console.progress({epoch, s.loop.epochs, static_cast<int64_t>(i + 1), s.loop.steps_per_epoch,
+                        means.back(), static_cast<int64_t>(i + 1) - first_step,
+                        seconds_since(start), s.run.train.get_int("batch_size")});
     if (save) checkpoints.save(pass, static_cast<int64_t>(i + 1));
   }
   return pass;
@@ -128,8 +129,11 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   PassMetrics metrics(s.loading.info.num_classes, s.loading.info.task);
   const int64_t n = s.loading.dataset->size(Split::test);
   const int64_t batch = s.run.train.get_int("test_batch_size");
-  const auto batches =
+  auto batches =
       batches_of(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test), batch);
+  // The first batches of this rank's shard: ranks whose shards are alike stop alike.
+  if (s.loop.max_eval_steps > 0 && static_cast<int64_t>(batches.size()) > s.loop.max_eval_steps)
+    batches.resize(static_cast<size_t>(s.loop.max_eval_steps));
   BatchLoader loader = loader_of(s, Split::test, batches, epoch);
   while (!loader.done()) {
     stop_if_interrupted();

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/run_state.hpp"
@@ -69,6 +71,22 @@ json last_epoch_json(const std::optional<results::EpochRecord>& last) {
           {"test_accuracy", last->test_accuracy}};
 }
 
+// Who wrote the checkpoint and where training stood.
+checkpoint::Manifest manifest_for(const Session& s, int64_t epoch, int64_t step_in_epoch) {
+  checkpoint::Manifest m;
+  m.runner_version = RUNNER_VERSION;
+  m.experiment = s.run.experiment.get_string("name");
+  m.run_id = s.run.id;
+  m.model = s.run.model.name;
+  m.strategy = s.run.strategy.name;
+  m.world_size = s.ranks.world_size();
+  m.progress = {s.progress.global_step, epoch, step_in_epoch};
+  m.written_at = measure::utc_now();
+  return m;
+}
+
+bool is_model_piece(const StatePiece& piece) { return piece.name.rfind("model/", 0) == 0; }
+
 std::optional<results::EpochRecord> read_last_epoch(const json& j) {
   if (j.is_null()) return std::nullopt;
   results::EpochRecord last;
@@ -83,16 +101,23 @@ std::optional<results::EpochRecord> read_last_epoch(const json& j) {
 
 RunCheckpoints::RunCheckpoints(Session& s, checkpoint::CheckpointSettings settings)
     : s_(s), settings_(std::move(settings)) {
-  if (!settings_.saves() && settings_.resume_from.empty()) return;
+  const bool checkpoints = settings_.saves() || !settings_.resume_from.empty();
+  if (!checkpoints && !settings_.saves_final_weights()) return;
   const bool has_state = !in_plugin_code(s_, "listing the strategy's state", [&] {
                             return s_.strategy->state_pieces();
                           }).empty();
-  if (!has_state)
+  if (!has_state && checkpoints)
     throw ConfigError("strategy '" + s_.run.strategy.name + "' cannot save or load checkpoints",
                       "it lists no training state (Strategy::state_pieces): remove "
                       "[checkpoint] every_epochs and every_steps, or use a strategy that saves "
                       "(single, dp, ddp, zero, pipeline, tensor)");
-  if (settings_.saves())
+  if (!has_state) {
+    s_.console.line("  final weights not kept: strategy '" + s_.run.strategy.name +
+                    "' lists no training state");
+    settings_.final_weights = false;
+    return;
+  }
+  if (settings_.saves() || settings_.saves_final_weights())
     writer_ = std::make_unique<checkpoint::ShardWriter>(settings_.run_folder, settings_.keep,
                                                         s_.ranks.rank(), s_.ranks.world_size());
 }
@@ -103,8 +128,8 @@ bool RunCheckpoints::due_after_step() const {
 }
 
 bool RunCheckpoints::due_after_epoch(int64_t epoch) const {
-  if (!writer_) return false;
-  const bool last = epoch == s_.loop.epochs;  // the trained model is always kept
+  if (!writer_ || !settings_.saves()) return false;  // final weights alone are saved at the end
+  const bool last = epoch == s_.loop.epochs;         // the trained model is always kept
   return last || (settings_.every_epochs > 0 && epoch % settings_.every_epochs == 0) ||
          due_after_step();
 }
@@ -124,14 +149,7 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
   if (s_.device.is_cuda()) add("rng_cuda", rng_state(s_.device));
   if (pass) add("pass_metrics", pass->metrics.pack(torch::kCPU));
 
-  checkpoint::Manifest m;
-  m.runner_version = RUNNER_VERSION;
-  m.experiment = s_.run.experiment.get_string("name");
-  m.run_id = s_.run.id;
-  m.model = s_.run.model.name;
-  m.strategy = s_.run.strategy.name;
-  m.world_size = s_.ranks.world_size();
-  m.progress = {s_.progress.global_step, epoch, step_in_epoch};
+  checkpoint::Manifest m = manifest_for(s_, epoch, step_in_epoch);
   const int64_t steps_in_pass = pass ? static_cast<int64_t>(pass->steps.size()) : 0;
   m.engine = {{"epochs_recorded", earlier.completed},
               {"steps_recorded", s_.progress.global_step - steps_in_pass},
@@ -146,7 +164,6 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
               {"pass", pass ? pass_json(*pass) : json(nullptr)},
               {"config", s_.run.resolved_toml},
               {"planned_bytes_per_rank", planned_bytes(s_)}};
-  m.written_at = measure::utc_now();
   const auto copy_start = Clock::now();
   writer_->save(pieces, std::move(m));
   double bytes = 0;
@@ -161,6 +178,22 @@ void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass*
 
 void RunCheckpoints::finish() {
   if (writer_) writer_->finish();
+}
+
+bool RunCheckpoints::save_final_weights() {
+  if (!writer_ || !settings_.saves_final_weights()) return false;
+  std::vector<StatePiece> pieces =
+      in_plugin_code(s_, "saving the model's weights", [&] { return s_.strategy->state_pieces(); });
+  pieces.erase(std::remove_if(pieces.begin(), pieces.end(),
+                              [](const StatePiece& piece) { return !is_model_piece(piece); }),
+               pieces.end());
+  checkpoint::Manifest m = manifest_for(s_, s_.loop.epochs + 1, 0);
+  m.weights_only = true;
+  writer_->save(pieces, std::move(m));
+  writer_->finish();
+  s_.console.line("  final weights kept in " +
+                  checkpoint::checkpoint_folder(settings_.run_folder, s_.progress.global_step));
+  return true;
 }
 
 ResumePoint RunCheckpoints::load() {

@@ -46,6 +46,10 @@ class RunCheckpoints {
             const EarlierEpochs& earlier);
   // Waits for the last save to be on disk.
   void finish();
+  // After the last epoch of a run that saves no checkpoints: the model's weights alone, on
+  // disk when it returns. false: none kept ([checkpoint] final_weights = false, or a strategy
+  // that lists no state).
+  bool save_final_weights();
 
  private:
   ResumePoint load_checkpoint();

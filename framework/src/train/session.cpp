@@ -151,6 +151,7 @@ void set_up_loop(Session& s) {
   loop.steps_per_epoch = (shard_size + loop.batch_size - 1) / loop.batch_size;
   if (train.get_int("max_steps_per_epoch") > 0)
     loop.steps_per_epoch = std::min(loop.steps_per_epoch, train.get_int("max_steps_per_epoch"));
+  loop.max_eval_steps = train.get_int("max_eval_steps");
   loop.schedule = std::make_unique<LearningRateSchedule>(
       s.run.schedule, s.run.optimizer.get_double("lr"), loop.steps_per_epoch, loop.epochs);
 }

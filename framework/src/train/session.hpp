@@ -41,8 +41,9 @@ struct Loading {
 // The shape of a run's epochs: how many, how long, what each rank reports, the LR schedule.
 struct Loop {
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1;
-  int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
-  bool reports = true;     // this rank's steps give the loss and predictions
+  int64_t max_eval_steps = 0;  // a test pass's batches on each rank; 0: all of its shard
+  int64_t batch_size = 1;      // this rank's: train.batch_size / the data-parallel degree
+  bool reports = true;         // this rank's steps give the loss and predictions
   int reporting_ranks = 1;
   std::unique_ptr<LearningRateSchedule> schedule;
 };

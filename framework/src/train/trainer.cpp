@@ -72,9 +72,12 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
   build_session(s, registry);
   RunCheckpoints checkpoints(s, checkpoint_settings);
   ResumePoint resume = checkpoints.load();
-  console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch", run.model.name,
-                           s.device.str(), s.measures.parameters, s.threads,
-                           s.loop.steps_per_epoch));
+  console.line(fmt::format("  {} on {}: {} parameters, {} threads, {} steps/epoch{}",
+                           run.model.name, s.device.str(), s.measures.parameters, s.threads,
+                           s.loop.steps_per_epoch,
+                           s.loop.max_eval_steps > 0
+                               ? fmt::format(", tests on at most {} batches", s.loop.max_eval_steps)
+                               : ""));
   if (!checkpoint_settings.resume_from.empty())
     console.line(fmt::format("  resumed from {} (step {}, epoch {})",
                              checkpoint_settings.resume_from, s.progress.global_step,
@@ -101,8 +104,9 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
     if (checkpoints.due_after_epoch(epoch)) checkpoints.save(epoch + 1, 0, nullptr, so_far());
   }
   checkpoints.finish();
-  results::Summary summary =
-      summarize(s, done, elapsed_before + seconds_since(start), s.progress.last_per_class);
+  const double total_s = elapsed_before + seconds_since(start);  // training's, not the save's
+  if (checkpoints.save_final_weights()) writer.record_checkpoints(checkpoint_settings.run_folder);
+  results::Summary summary = summarize(s, done, total_s, s.progress.last_per_class);
   writer.write_summary(summary);
   return summary;
 }

@@ -133,5 +133,27 @@ TEST(CheckpointVerify, ADamagedTruncatedOrMissingShardIsNamed) {
   EXPECT_THAT(message, HasSubstr(shard + " is missing")) << message;
 }
 
+// A run's final weights say so in their manifest; a manifest written before they were kept
+// (no "weights_only") holds training state, and one whose flag is not a boolean is damaged.
+TEST(CheckpointManifest, SaysWhetherItHoldsTheFinalWeightsOnly) {
+  const std::string folder = two_rank_checkpoint("weights_only");
+  const std::string path = folder + "/" + checkpoint::kManifestFile;
+  EXPECT_FALSE(checkpoint::read_manifest(path).weights_only);
+  checkpoint::Manifest manifest = checkpoint::read_manifest(path);
+  manifest.weights_only = true;
+  std::ofstream(path) << checkpoint::manifest_text(manifest);
+  EXPECT_TRUE(checkpoint::read_manifest(path).weights_only);
+
+  std::string text = checkpoint::manifest_text(manifest);
+  const std::string flag = "\"weights_only\": true";
+  ASSERT_NE(text.find(flag), std::string::npos) << text;
+  std::ofstream(path) << std::string(text).replace(text.find(flag), flag.size(),
+                                                   "\"weights_only\": \"yes\"");
+  const std::string message = message_of<DataError>([&] { checkpoint::read_manifest(path); });
+  EXPECT_THAT(message, HasSubstr(path + " is damaged")) << message;
+  std::ofstream(path) << std::string(text).replace(text.find(flag), flag.size() + 1, "");
+  EXPECT_FALSE(checkpoint::read_manifest(path).weights_only);
+}
+
 }  // namespace
 }  // namespace runner::testing

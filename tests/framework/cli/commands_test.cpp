@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <torch/cuda.h>
+
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -69,6 +71,54 @@ TEST(Cli, DryRunPrintsResolvedRunsAndTrainsNothing) {
   EXPECT_THAT(o.out, HasSubstr("train.batch_size=16")) << o.out;
   EXPECT_THAT(o.out, HasSubstr("batch_size = 8")) << o.out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5"));
+}
+
+// The dry run says what this machine does with each run: in the run's own comment, and in the
+// summary table it ends with, each reason once below it; -q prints the table alone.
+TEST(Cli, DryRunSaysWhichRunsThisMachineSkipsAndWhy) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a machine with GPUs may run nccl's runs";
+  std::string dir = scratch_dir("dry_run_skips");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5",
+                              "[strategy]\nname = \"ddp\"\nworld_size = 2\n[sweep]\n"
+                              "\"strategy.backend\" = [\"nccl\", \"gloo\"]\n"
+                              "\"train.batch_size\" = [16, 32]\n"));
+  const std::string args = "--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml";
+  Output o = run_runner(args);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("\n# here: skipped: backend nccl")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("run  id ")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("skipped (1)\n")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("\n(1) backend nccl")) << o.out;
+  EXPECT_EQ(o.out.find("(2)"), std::string::npos) << "one reason, named once\n" << o.out;
+  EXPECT_THAT(o.out, HasSubstr("\n2 of 4 runs run here, 2 skipped\n")) << o.out;
+
+  Output quiet = run_runner("-q " + args);
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out.find("# run 1/4"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.rfind("run  id ", 0), 0u) << "the table alone\n" << quiet.out;
+  EXPECT_THAT(quiet.out, HasSubstr("\n2 of 4 runs run here, 2 skipped\n")) << quiet.out;
+}
+
+// A run the sweep would refuse whole here (more local ranks than cores) is named with the
+// reason; the dry run still plans it (for a machine that has the cores) and exits 0, the real
+// run exits 2.
+TEST(Cli, DryRunNamesARunThisMachineWouldRefuse) {
+  std::string dir = scratch_dir("dry_run_refused");
+  write_file(dir + "/exp.toml",
+             blobs_experiment(dir + "/r.h5", "[strategy]\nname = \"ddp\"\nworld_size = 1024\n"));
+  Output o = run_runner("--plugin-path " + fixture_plugins() + " --dry-run " + dir + "/exp.toml");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("# here: would refuse the sweep before any run: "
+                               "strategy.world_size = 1024: a local launch starts at most one "
+                               "rank per core"))
+      << o.out;
+  EXPECT_THAT(o.out, HasSubstr("refused (1)")) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("0 of 1 run runs here; 1 would refuse the sweep here: none "
+                               "would start"))
+      << o.out;
+  EXPECT_EQ(run_runner("--plugin-path " + fixture_plugins() + " " + dir + "/exp.toml").exit_code,
+            2);
 }
 
 TEST(Cli, SetOverridesAKeyTypedBySchema) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "checkpoint/folders.hpp"
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "run_binary.hpp"
@@ -36,9 +37,10 @@ bool wait_for_text(const std::string& path, const std::string& text, std::chrono
   return false;
 }
 
-// A blobs run of 1000 epochs: long enough to be stopped in the middle.
-std::string long_experiment(const std::string& dir) {
-  std::string text = blobs_experiment(dir + "/r.h5", "epochs = 1000\n");
+// A blobs run of 1000 epochs of 125 steps: long enough to be stopped in the middle. `tables`
+// follow [train].
+std::string long_experiment(const std::string& dir, const std::string& tables = "") {
+  std::string text = blobs_experiment(dir + "/r.h5", "epochs = 1000\n" + tables);
   text.replace(text.find("epochs = 1\n"), 11, "");
   text.replace(text.find("name = \"blobs\"\n[model]"), 15, "name = \"blobs\"\ntrain_size = 4000\n");
   write_file(dir + "/exp.toml", text);
@@ -84,6 +86,49 @@ TEST(Kill, CtrlCRecordsTheRunAsInterruptedAndExitsWith130) {
   EXPECT_EQ(runs[0].status, results::Status::failed);
   EXPECT_EQ(runs[0].error, "interrupted by signal 2");
   EXPECT_GE(runs[0].epochs.size(), 2u);
+  const std::string out = read_file(dir + "/out");
+  EXPECT_THAT(out, HasSubstr("runner: stopped by signal 2: run " + runs[0].header.run_id +
+                             " saved no checkpoint to go on from: it starts over when run "
+                             "again"))
+      << out;
+}
+
+// Ctrl-C in a run that saves checkpoints: the last line names its latest checkpoint and a
+// command that goes on from it as printed.
+TEST(Kill, CtrlCNamesTheLastCheckpointAndACommandThatGoesOnFromIt) {
+  std::string dir = scratch_dir("sigint_checkpoint");
+  const std::string experiment =
+      long_experiment(dir, "[checkpoint]\nevery_steps = 50\nkeep = 1000\n");
+  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + experiment, dir + "/out");
+  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(reached) << read_file(dir + "/out");
+  const std::string out = read_file(dir + "/out");
+  const auto run = results::read_runs(dir + "/r.h5").at(0);
+  const auto latest = checkpoint::latest_complete(run.checkpoints);
+  ASSERT_TRUE(latest.has_value()) << out;
+  const std::string said = "runner: stopped by signal 2: run " + run.header.run_id +
+                           " goes on from its last checkpoint, " + *latest + ", with: ";
+  const size_t at = out.find(said);
+  ASSERT_NE(at, std::string::npos) << out;
+  const size_t from = at + said.size();
+  const std::string command = out.substr(from, out.find('\n', from) - from);
+  EXPECT_THAT(command,
+              HasSubstr("--plugin-path " + fixture_plugins() + " " + experiment + " --resume"));
+
+  // The command as printed (its runner by its full path) goes on from that checkpoint.
+  pid = fork();
+  if (pid == 0) {
+    const std::string line = "exec " + command + " >" + dir + "/resumed 2>&1";
+    execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  reached = wait_for_text(dir + "/resumed", "resuming from " + *latest, std::chrono::seconds(120));
+  kill(pid, SIGINT);
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(reached) << read_file(dir + "/resumed");
 }
 
 TEST(Kill, SigtermStopsCheckOpsTimingAndPrintsWhatItHas) {

@@ -102,11 +102,50 @@ TEST(Plan, ABudgetAndTrialsTogetherAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(f.results));
 }
 
-TEST(Plan, AFileWithASweepIsRefused) {
-  const PlanFiles f = plan_files("plan_sweep", "[sweep]\n\"optimizer.lr\" = [1e-3, 2e-3]\n");
-  const Output plan = run_runner("plan " + f.experiment + " --devices 1");
-  EXPECT_EQ(plan.exit_code, 2);
-  EXPECT_THAT(plan.err, HasSubstr("makes 2 runs; a plan lays out one run")) << plan.err;
+// A sweep's points that differ in what a layout sets (here the precision) are one run to the
+// plan: planned once, naming the runs it stands for.
+TEST(Plan, ASweepOverWhatALayoutSetsIsPlannedOnce) {
+  const PlanFiles f =
+      plan_files("plan_sweep_alike", "[sweep]\n\"train.precision\" = [\"fp32\", \"bf16\"]\n");
+  const Output plan = run_runner("plan " + f.experiment + " --devices 1" + kGivenRates);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_THAT(plan.out, HasSubstr("runner plan " + f.experiment +
+                                  " (run 1/2 train.precision=fp32; alike for the plan: run 2)"))
+      << plan.out;
+  EXPECT_EQ(plan.out.find("(run 2/2"), std::string::npos) << plan.out;
+}
+
+// Points that differ in more are planned one after the other; --point N plans one, and the
+// refusal of --write without it names a --point that works as printed.
+TEST(Plan, ASweepsPointsArePlannedApartOrOneByPoint) {
+  const PlanFiles f = plan_files("plan_sweep_points", "[sweep]\n\"train.batch_size\" = [4, 8]\n");
+  const std::string plan = "plan " + f.experiment + " --devices 1" + kGivenRates;
+  const Output both = run_runner(plan);
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_THAT(both.out, HasSubstr("(run 1/2 train.batch_size=4): 1 CPU device")) << both.out;
+  EXPECT_THAT(both.out, HasSubstr("(run 2/2 train.batch_size=8): 1 CPU device")) << both.out;
+  EXPECT_THAT(both.out, HasSubstr("; batch 8\n")) << both.out;
+
+  const Output write = run_runner(plan + " --write " + f.best);
+  EXPECT_EQ(write.exit_code, 2) << write.err;
+  EXPECT_THAT(write.err, HasSubstr("--write tries or writes the layout of one run, and the "
+                                   "sweep makes 2 runs that plan apart"))
+      << write.err;
+  EXPECT_THAT(write.err, HasSubstr("hint: add --point N for run N of the sweep (1 to 2)"))
+      << write.err;
+  EXPECT_FALSE(std::filesystem::exists(f.best));
+
+  const Output second = run_runner(plan + " --point 2 --write " + f.best);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.out, HasSubstr("(run 2/2 train.batch_size=8)")) << second.out;
+  EXPECT_EQ(second.out.find("(run 1/2"), std::string::npos) << second.out;
+  EXPECT_THAT(read_file(f.best), HasSubstr("batch_size = 8")) << read_file(f.best);
+
+  const Output beyond = run_runner(plan + " --point 3");
+  EXPECT_EQ(beyond.exit_code, 2) << beyond.err;
+  EXPECT_THAT(beyond.err, HasSubstr("runner plan --point 3: " + f.experiment + " makes 2 runs"))
+      << beyond.err;
+  EXPECT_THAT(beyond.err, HasSubstr("hint: give --point 1 to 2")) << beyond.err;
 }
 
 TEST(Plan, NothingFittingNamesTheSmallestPlan) {

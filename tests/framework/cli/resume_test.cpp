@@ -481,8 +481,50 @@ TEST(Resume, AFileOfTheEarlierIdsGoesOn) {
   EXPECT_EQ(the_run(dir + "/r.h5").group, earlier);
 }
 
+// --resume where no run completed and none saved a checkpoint: one line says so, exit 2, and
+// nothing is trained or recorded. Once the run completed (keeping its final weights only),
+// --resume keeps it.
+TEST(Resume, NothingToResumeIsSaidInOneLineWithExitTwo) {
+  const std::string dir = scratch_dir("resume_nothing");
+  const std::string file = dir + "/exp.toml";
+  write_file(file, experiment(dir + "/r.h5", "name = \"single\"", "every_steps = 0"));
+  Output out = run_runner(plugins() + file + " --resume");
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("runner: error: --resume: nothing to resume in " + file +
+                                 ": its run did not complete in " + dir +
+                                 "/r.h5 and saved no checkpoint to go on from\n"))
+      << out.err;
+  EXPECT_THAT(out.err, HasSubstr("hint: run it without --resume to start")) << out.err;
+  EXPECT_TRUE(results::read_runs(dir + "/r.h5").empty());
+
+  ASSERT_EQ(run_runner(plugins() + "-q " + file).exit_code, 0);
+  out = run_runner(plugins() + file + " --resume");
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_THAT(out.out, HasSubstr("completed earlier: kept")) << out.out;
+  EXPECT_EQ(results::read_runs(dir + "/r.h5").size(), 1u);
+}
+
+// The final weights a run without checkpoints keeps are no checkpoint to go on from: named
+// with the reason (exit 4), and left as they were.
+TEST(Resume, ARunsFinalWeightsAreRefusedAsACheckpointToGoOnFrom) {
+  const std::string dir = scratch_dir("resume_final_weights");
+  write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"single\"", "every_steps = 0"));
+  ASSERT_EQ(run_runner(plugins() + "-q " + dir + "/exp.toml").exit_code, 0);
+  const std::string weights =
+      checkpoint::latest_complete(the_run(dir + "/r.h5").checkpoints).value_or("");
+  ASSERT_FALSE(weights.empty());
+  write_file(dir + "/again.toml", experiment(dir + "/again.h5", "name = \"single\""));
+  const Output out = run_runner(plugins() + dir + "/again.toml --resume " + weights);
+  EXPECT_EQ(out.exit_code, 4) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("checkpoint " + weights +
+                                 " holds a run's final weights only, not its training state"))
+      << out.err;
+  EXPECT_NO_THROW(checkpoint::verify(weights));
+}
+
 // A strategy that lists no training state (one written before checkpoints): [checkpoint] is
-// refused with the reason, and so is --resume.
+// refused with the reason, and so is --resume; without [checkpoint] its runs complete keeping
+// no weights, and say so.
 TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
   const std::string dir = scratch_dir("resume_no_state");
   write_file(dir + "/exp.toml", experiment(dir + "/r.h5", "name = \"fixture_plain\""));
@@ -490,6 +532,14 @@ TEST(Resume, AStrategyWithoutStateRefusesCheckpoints) {
   EXPECT_EQ(out.exit_code, 2) << out.err;
   EXPECT_THAT(out.err, HasSubstr("strategy 'fixture_plain' cannot save or load checkpoints"))
       << out.err;
+  write_file(dir + "/plain.toml",
+             experiment(dir + "/plain.h5", "name = \"fixture_plain\"", "every_steps = 0"));
+  const Output plain = run_runner(plugins() + dir + "/plain.toml");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out,
+              HasSubstr("final weights not kept: strategy 'fixture_plain' lists no training state"))
+      << plain.out;
+  EXPECT_TRUE(the_run(dir + "/plain.h5").checkpoints.empty());
 }
 
 }  // namespace

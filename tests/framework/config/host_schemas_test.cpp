@@ -62,6 +62,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
                                                               "pin_memory",
                                                               "log_every",
                                                               "max_steps_per_epoch",
+                                                              "max_eval_steps",
                                                               "deterministic",
                                                               "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),

@@ -67,6 +67,8 @@ TEST(Trials, TheTrialsFileIsOneRunPerLayoutOfAFewSteps) {
     EXPECT_EQ(runs[i].train.get_int("epochs"), 1);
     EXPECT_EQ(runs[i].train.get_int("max_steps_per_epoch"), 3);
     EXPECT_EQ(runs[i].train.get_int("log_every"), 1);
+    EXPECT_EQ(runs[i].checkpoint.get_int("every_steps"), 0);
+    EXPECT_FALSE(runs[i].checkpoint.get_bool("final_weights")) << "trials keep no weights";
     // The file's backend and timeout stay with every strategy that has them.
     EXPECT_EQ(runs[i].strategy.options.get_int("timeout_s"), 77);
   }

@@ -12,22 +12,33 @@ using ::testing::Not;
 namespace runner::record {
 namespace {
 
-TEST(Console, ATerminalGetsAProgressBarWithEtaThatEpochLinesReplace) {
+// 25 of 100 steps in 10 s: 0.4 s a step of 64 samples, 160 samples/s, 75 steps to go.
+const ProgressPoint kQuarter{1, 2, 25, 100, 0.5, 25, 10.0, 64};
+
+TEST(Console, ATerminalGetsAProgressBarWithRateAndEtaThatEpochLinesReplace) {
   std::ostringstream out;
   Console console(out, false, true);
-  console.progress(1, 2, 25, 100, 0.5, 10.0);
-  EXPECT_THAT(out.str(), HasSubstr("[#######.......................")) << out.str();
-  EXPECT_THAT(out.str(), HasSubstr("ETA 30.0 s")) << out.str();
+  console.progress(kQuarter);
+  EXPECT_THAT(out.str(), HasSubstr("[#######.......................] 25/100 loss 0.5000 "
+                                   "160 samples/s ETA 30.0 s"))
+      << out.str();
   console.line("epoch 1/2 ...");
   EXPECT_THAT(out.str(), HasSubstr("\r\033[2Kepoch 1/2 ...\n")) << out.str();
 }
 
+// An epoch resumed at step 20: its rate and ETA come from the 5 steps this process ran.
+TEST(Console, AResumedEpochsRateAndEtaAreOfTheStepsTimedHere) {
+  std::ostringstream out;
+  Console(out, false, true).progress({1, 2, 25, 100, 0.5, 5, 2.0, 64});
+  EXPECT_THAT(out.str(), HasSubstr("25/100 loss 0.5000 160 samples/s ETA 30.0 s")) << out.str();
+}
+
 TEST(Console, APipeGetsNoProgressAndQuietGetsNothing) {
   std::ostringstream piped, quiet;
-  Console(piped, false, false).progress(1, 2, 25, 100, 0.5, 10.0);
+  Console(piped, false, false).progress(kQuarter);
   EXPECT_EQ(piped.str(), "");
   Console q(quiet, true, true);
-  q.progress(1, 2, 25, 100, 0.5, 10.0);
+  q.progress(kQuarter);
   q.line("epoch");
   EXPECT_EQ(quiet.str(), "");
 }

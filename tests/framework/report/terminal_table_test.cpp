@@ -127,15 +127,23 @@ TEST(TerminalTable, DistributedRunsShowRanksTheLocalBatchBesideTheGlobalOneAndCo
                                table.columns.begin());
   };
   ASSERT_LT(column("local batch"), table.columns.size());
-  ASSERT_LT(column("global batch"), table.columns.size());
+  EXPECT_EQ(column("global batch"), table.columns.size()) << "the swept batch_size is it";
   EXPECT_EQ(table.rows[0][column("ranks")], "2");
   EXPECT_EQ(table.rows[0][column("local batch")], "128");
-  EXPECT_EQ(table.rows[0][column("global batch")], "256");
+  EXPECT_EQ(table.rows[0][column("batch_size")], "256");
   EXPECT_EQ(table.rows[1][column("local batch")], "64");
   ASSERT_LT(column("comm"), table.columns.size());
   EXPECT_EQ(table.rows[0][column("comm")], "250.0 ms");
   EXPECT_EQ(table.rows[1][column("comm")], "");
   EXPECT_LE(widest_line(table), kTerminalWidth);
+
+  // Swept over another key, the global batch has a column of its own.
+  RunRecord other = ddp;
+  other.header.sweep_point = {{"optimizer.lr", 0.1}};
+  const Table by_lr = comparison_table({other});
+  const auto global = std::find(by_lr.columns.begin(), by_lr.columns.end(), "global batch");
+  ASSERT_NE(global, by_lr.columns.end());
+  EXPECT_EQ(by_lr.rows[0][static_cast<size_t>(global - by_lr.columns.begin())], "256");
 }
 
 TEST(TerminalTable, NumbersAreRightAlignedAndARunIdOfDigitsIsText) {
@@ -164,6 +172,40 @@ TEST(TerminalTable, StatusIsShownWhenARunDidNotComplete) {
   EXPECT_EQ(std::find(completed.columns.begin(), completed.columns.end(), "status"),
             completed.columns.end())
       << "every run completed: an optional column over the width";
+}
+
+// Skipped and failed runs: their note is "(1)" in the row and its text once below the table,
+// so a sweep whose half is skipped for one long reason stays within the width.
+TEST(TerminalTable, NotesAreNumberedBelowTheRowsEachOnce) {
+  const std::string nccl = "backend nccl needs LibTorch built with CUDA; this one is CPU-only";
+  std::vector<RunRecord> runs;
+  for (int64_t batch : {32, 64, 128, 256}) {
+    RunRecord run = run_of("r" + std::to_string(batch), batch, 2);
+    if (batch == 32 || batch == 128) {
+      run.status = results::Status::skipped;
+      run.error = nccl;
+      run.epochs.clear();
+      run.steps.clear();
+      run.summary.reset();
+    }
+    runs.push_back(run);
+  }
+  runs[1].status = results::Status::failed;
+  runs[1].error = "loss is NaN at epoch 1";
+  const Table table = terminal_table(run_table(runs));
+  const auto note = std::find(table.columns.begin(), table.columns.end(), "note");
+  ASSERT_NE(note, table.columns.end());
+  const auto column = static_cast<size_t>(note - table.columns.begin());
+  EXPECT_EQ(table.rows[0][column], "(1)");
+  EXPECT_EQ(table.rows[1][column], "(2)");
+  EXPECT_EQ(table.rows[2][column], "(1)");
+  EXPECT_EQ(table.rows[3][column], "");
+  EXPECT_EQ(table.notes, (std::vector<std::string>{nccl, "loss is NaN at epoch 1"}));
+  EXPECT_LE(widest_line(table), kTerminalWidth);
+  std::ostringstream out;
+  print_table(table, out);
+  EXPECT_THAT(out.str(), HasSubstr("\n(1) " + nccl + "\n(2) loss is NaN at epoch 1\n"))
+      << out.str();
 }
 
 TEST(TerminalTable, TheStudysColumnsAreShownWhateverTheWidth) {

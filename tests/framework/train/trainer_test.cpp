@@ -222,5 +222,22 @@ TEST(Trainer, MaxStepsPerEpochAndScheduleAreApplied) {
   EXPECT_DOUBLE_EQ(t->writer.steps[3].learning_rate, 0.05);
 }
 
+// max_eval_steps cuts each test pass to its first batches, and changes nothing of training; a
+// bound at or above the pass's batches is the whole test set.
+TEST(Trainer, MaxEvalStepsCutsTheTestPassesOnly) {
+  auto registry = fixture_registry();
+  const std::string test_batches = "test_batch_size = 32\n";  // 4 batches of the 128 samples
+  auto one = train(registry, blobs_experiment(test_batches + "max_eval_steps = 1\n"));
+  auto four = train(registry, blobs_experiment(test_batches + "max_eval_steps = 4\n"));
+  auto all = train(registry, blobs_experiment(test_batches));
+  ASSERT_EQ(one->writer.steps.size(), all->writer.steps.size());
+  for (size_t i = 0; i < all->writer.steps.size(); ++i)
+    EXPECT_EQ(one->writer.steps[i].loss, all->writer.steps[i].loss) << "step " << i + 1;
+  for (size_t e = 0; e < all->writer.epochs.size(); ++e) {
+    EXPECT_EQ(four->writer.epochs[e].test_loss, all->writer.epochs[e].test_loss);
+    EXPECT_NE(one->writer.epochs[e].test_loss, all->writer.epochs[e].test_loss);
+  }
+}
+
 }  // namespace
 }  // namespace runner::train

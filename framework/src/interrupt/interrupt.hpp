@@ -9,7 +9,7 @@
 
 #include "common/periodic_thread.hpp"
 
-namespace runner::train {
+namespace runner {
 
 void install_interrupt_handlers();
 // The signal that asked to stop, or 0.
@@ -40,4 +40,4 @@ class InterruptibleWait {
   PeriodicThread watcher_;
 };
 
-}  // namespace runner::train
+}  // namespace runner

@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM during training: caught, and waits made interruptible.
-#include "train/interrupt.hpp"
+#include "interrupt/interrupt.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -9,7 +9,7 @@
 
 #include "runner/errors.hpp"
 
-namespace runner::train {
+namespace runner {
 namespace {
 
 volatile std::sig_atomic_t received = 0;
@@ -53,4 +53,4 @@ bool InterruptibleWait::watch() {
   std::_Exit(128 + signal);
 }
 
-}  // namespace runner::train
+}  // namespace runner

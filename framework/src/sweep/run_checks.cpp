@@ -1,0 +1,53 @@
+// A run's checks before a sweep starts: local ranks per core, the batch, techniques, the plan.
+#include "sweep/run_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "config/resolve_techniques.hpp"
+#include "runner/errors.hpp"
+#include "train/technique_checks.hpp"
+
+namespace runner::sweep {
+namespace {
+
+// Ranks a local launch can start on the CPU: one per core. (On CUDA, one per GPU: a machine
+// with too few GPUs skips the run, as it skips NCCL without GPUs.)
+void check_local_world(const ranks::RankSetup& setup) {
+  if (setup.start != ranks::RankStart::local) return;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (setup.cuda || setup.world_size <= cores) return;
+  throw ConfigError(
+      fmt::format("strategy.world_size = {}: a local launch starts at most one rank per core, "
+                  "and this machine has {}",
+                  setup.world_size, cores),
+      "start the ranks across machines with torchrun or srun (see the README)");
+}
+
+// The run's plan against its budget, and checkpointing against a model without layers.
+void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate, int local_ranks) {
+  if (config::techniques_of(run.train).checkpoint_layers && estimate.model.layers.empty())
+    throw ConfigError(
+        fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
+                    "lists no layers{}",
+                    run.model.name, run.label.empty() ? "" : " (run " + run.label + ")"),
+        "set train.activation_checkpointing = \"none\", or use a model that "
+        "lists its layers (gpt2, vgg, conv_stack)");
+  plan::check_plan_fits(run, estimate, local_ranks);
+}
+
+}  // namespace
+
+void check_run(const config::RunConfig& run, const ranks::RankSetup& setup,
+               const std::optional<plan::RunEstimate>& estimate) {
+  check_local_world(setup);
+  train::check_batch_divides(run, setup.world_size);
+  // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
+  // group's ranks, share one.
+  train::check_techniques(run, estimate ? estimate->plan.data_parallel_degree : setup.world_size);
+  if (estimate) check_plan(run, *estimate, setup.local_world_size);
+}
+
+}  // namespace runner::sweep

@@ -1,0 +1,74 @@
+// Ctrl-C and SIGTERM: caught and asked for between steps; a wait that only a timeout ends is
+// cut short after its grace, the run recorded first, with exit code 128 + the signal. Each
+// case raises its signal in a child process (a death test): the signal stays caught for good.
+#include "interrupt/interrupt.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "runner/errors.hpp"
+#include "runner_testing/error_message.hpp"
+
+namespace runner {
+namespace {
+
+using namespace std::chrono_literals;
+
+// In the child: exits 0 when nothing was asked before the signal and the step after it stops
+// with the error naming the signal.
+[[noreturn]] void stop_between_steps(int signal) {
+  install_interrupt_handlers();
+  if (interrupt_signal() != 0) std::_Exit(1);
+  stop_if_interrupted();  // nothing asked yet: no throw
+  std::raise(signal);
+  if (interrupt_signal() != signal) std::_Exit(2);
+  const std::string message = testing::message_of<RunError>([] { stop_if_interrupted(); });
+  std::_Exit(message == "interrupted by signal " + std::to_string(signal) ? 0 : 3);
+}
+
+TEST(Interrupt, ASignalIsCaughtAndTheNextStepStops) {
+  EXPECT_EXIT(stop_between_steps(SIGINT), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(stop_between_steps(SIGTERM), ::testing::ExitedWithCode(0), "");
+}
+
+// A wait in progress when the signal comes: after its grace the run is recorded and the
+// process ends with 128 + the signal, the error line naming the rank.
+[[noreturn]] void wait_forever(std::chrono::milliseconds grace) {
+  install_interrupt_handlers();
+  const InterruptibleWait wait(
+      "rank 1: ",
+      [](const std::string& error) { std::fprintf(stderr, "recorded: %s\n", error.c_str()); },
+      grace);
+  std::raise(SIGTERM);
+  std::this_thread::sleep_for(60s);  // the c10d wait that would end at its timeout
+  std::_Exit(0);
+}
+
+TEST(Interrupt, AWaitEndsTheProcessAfterItsGraceRecordingTheRunFirst) {
+  EXPECT_EXIT(wait_forever(200ms), ::testing::ExitedWithCode(128 + SIGTERM),
+              "recorded: interrupted by signal 15\n"
+              "runner: error: rank 1: interrupted by signal 15 while waiting for the other ranks");
+}
+
+// Within the grace the waiting thread may finish on its own: the wait's end stops the watch.
+TEST(Interrupt, AWaitThatEndsWithinItsGraceLeavesTheProcessRunning) {
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers();
+        {
+          const InterruptibleWait wait("", nullptr, 10s);
+          std::raise(SIGINT);
+          std::this_thread::sleep_for(100ms);
+        }
+        std::this_thread::sleep_for(300ms);
+        std::_Exit(interrupt_signal() == SIGINT ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace runner
