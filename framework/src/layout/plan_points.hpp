@@ -17,8 +17,8 @@ namespace runner::layout {
 toml::table without_layout(const config::RunConfig& run);
 
 struct PlanPoint {
-  size_t run = 0;                // the experiment's run planned, 0-based
-  std::vector<size_t> alike;     // the runs it stands for, itself first, 0-based
+  size_t run = 0;             // the experiment's run planned, 0-based
+  std::vector<size_t> alike;  // the runs it stands for, itself first, 0-based
 };
 
 // Every run of the experiment that differs from the ones before it in more than its layout,

@@ -30,13 +30,14 @@ std::string interrupt_hint(const std::string& run_id, const std::string& run_fol
   if (const auto last = checkpoint::latest_to_go_on_from(run_folder))
     return fmt::format("run {} goes on from its last checkpoint, {}, with: {}", run_id, *last,
                        command);
-  const std::string kept =
-      completed == 0 ? ""
-                     : fmt::format("; {} keeps the {} run{} completed before it", command,
-                                   completed, completed == 1 ? "" : "s");
-  return fmt::format("run {} saved no checkpoint to go on from: it starts over when run again "
-                     "([checkpoint] every_epochs or every_steps saves them){}",
-                     run_id, kept);
+  const std::string kept = completed == 0
+                               ? ""
+                               : fmt::format("; {} keeps the {} run{} completed before it", command,
+                                             completed, completed == 1 ? "" : "s");
+  return fmt::format(
+      "run {} saved no checkpoint to go on from: it starts over when run again "
+      "([checkpoint] every_epochs or every_steps saves them){}",
+      run_id, kept);
 }
 
 std::string between_runs_hint(const std::string& command, size_t completed) {
