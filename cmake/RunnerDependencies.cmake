@@ -43,25 +43,21 @@ target_include_directories(runner_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 separate_arguments(_runner_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(runner_torch INTERFACE ${_runner_torch_flags})
 
-# <torch/torch.h> costs ~15 s per translation unit; every torch target reuses a precompiled
-# one. GCC refuses a header precompiled with -fPIC in a -fPIE executable, hence two.
+# <torch/torch.h> costs ~15 s per translation unit; every torch target reuses one precompiled
+# copy. GCC refuses a header precompiled with -fPIC in a -fPIE unit, so the executables that
+# reuse it compile with -fPIC too (PIC code links into a position-independent executable).
 add_library(runner_pch STATIC ${PROJECT_SOURCE_DIR}/framework/src/pch.cpp)
 target_link_libraries(runner_pch PUBLIC runner_torch)
 target_precompile_headers(runner_pch PRIVATE <torch/torch.h>)
-add_library(runner_pch_executable OBJECT ${PROJECT_SOURCE_DIR}/framework/src/pch.cpp)
-set_target_properties(runner_pch_executable PROPERTIES POSITION_INDEPENDENT_CODE OFF)
-target_link_libraries(runner_pch_executable PUBLIC runner_torch)
-target_precompile_headers(runner_pch_executable PRIVATE <torch/torch.h>)
 
 function(runner_use_torch_pch target)
   target_link_libraries(${target} PRIVATE runner_torch)
   get_target_property(type ${target} TYPE)
   if(type STREQUAL "EXECUTABLE")
     set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
-    target_precompile_headers(${target} REUSE_FROM runner_pch_executable)
-  else()
-    target_precompile_headers(${target} REUSE_FROM runner_pch)
+    target_compile_options(${target} PRIVATE -fPIC)
   endif()
+  target_precompile_headers(${target} REUSE_FROM runner_pch)
 endfunction()
 
 # CUDA code is built when LibTorch itself was built with CUDA (or when forced ON).
