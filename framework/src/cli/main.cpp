@@ -17,6 +17,7 @@
 #include "cli/run_command.hpp"
 #include "common/clipped_text.hpp"
 #include "common/one_line.hpp"
+#include "interrupt/interrupt.hpp"
 #include "machine/blas_kernels.hpp"
 #include "opcheck/check_op.hpp"
 #include "runner/options.hpp"
@@ -228,6 +229,7 @@ void keep_freed_buffers() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  runner::ignore_closed_outputs();
   runner::machine::run_again_on_better_openblas_kernels(argv);
   keep_freed_buffers();
   try {

@@ -1,4 +1,5 @@
-// SIGINT and SIGTERM during training: caught, and waits made interruptible.
+// SIGINT, SIGTERM and SIGHUP during training: caught, and waits made interruptible; SIGPIPE
+// ignored.
 #include "interrupt/interrupt.hpp"
 
 #include <csignal>
@@ -21,7 +22,13 @@ void on_signal(int signal) { received = signal; }
 void install_interrupt_handlers() {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // Under nohup SIGHUP is ignored, and a closed terminal must not stop the run then.
+  struct sigaction hangup {};
+  sigaction(SIGHUP, nullptr, &hangup);
+  if (hangup.sa_handler != SIG_IGN) std::signal(SIGHUP, on_signal);
 }
+
+void ignore_closed_outputs() { std::signal(SIGPIPE, SIG_IGN); }
 
 int interrupt_signal() { return received; }
 

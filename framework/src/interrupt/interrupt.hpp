@@ -1,5 +1,6 @@
-// Ctrl-C (SIGINT) or SIGTERM during training: the step in flight finishes, the run is recorded
-// as failed ("interrupted"), the sweep stops, and runner exits with 128 + the signal number.
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP (a closed terminal) during training: the step in flight
+// finishes, the run is recorded as failed ("interrupted"), the sweep stops, and runner exits
+// with 128 + the signal number. A closed stdout or stderr does not stop anything.
 #pragma once
 
 #include <chrono>
@@ -11,7 +12,11 @@
 
 namespace runner {
 
+// SIGHUP is left ignored where it was (nohup).
 void install_interrupt_handlers();
+// A reader of stdout or stderr that went away (`runner exp.toml | head -1`) must not end the
+// training: writes to it fail with EPIPE instead of raising SIGPIPE, and the streams drop them.
+void ignore_closed_outputs();
 // The signal that asked to stop, or 0.
 int interrupt_signal();
 // Throws an Interrupted error when a signal asked to stop.

@@ -1,4 +1,5 @@
-// Tests of stopping the binary: SIGKILL keeps finished epochs, Ctrl-C and SIGTERM stop it cleanly.
+// Tests of stopping the binary: SIGKILL keeps finished epochs, Ctrl-C, SIGTERM and SIGHUP stop it
+// cleanly, a closed stdout or stderr stops nothing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -129,6 +130,63 @@ TEST(Kill, CtrlCNamesTheLastCheckpointAndACommandThatGoesOnFromIt) {
   kill(pid, SIGINT);
   waitpid(pid, &status, 0);
   EXPECT_TRUE(reached) << read_file(dir + "/resumed");
+}
+
+// A closed terminal: the run stops as under SIGTERM, recorded, its checkpoints kept.
+TEST(Kill, SighupRecordsTheRunAsInterruptedAndKeepsItsCheckpoint) {
+  std::string dir = scratch_dir("sighup");
+  const std::string experiment =
+      long_experiment(dir, "[checkpoint]\nevery_steps = 50\nkeep = 1000\n");
+  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + experiment, dir + "/out");
+  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
+  kill(pid, SIGHUP);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string out = read_file(dir + "/out");
+  ASSERT_TRUE(reached) << out;
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGHUP);
+  const auto run = results::read_runs(dir + "/r.h5").at(0);
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_EQ(run.error, "interrupted by signal 1");
+  EXPECT_TRUE(checkpoint::latest_complete(run.checkpoints).has_value()) << out;
+}
+
+// `runner exp.toml | head -1`: the reader of one of its outputs is gone from the start, and the
+// run still trains to its end and is recorded as completed.
+TEST(Kill, AClosedStdoutOrStderrLeavesTheRunTrainingToItsEnd) {
+  for (const int closed : {STDOUT_FILENO, STDERR_FILENO}) {
+    std::string dir = scratch_dir("closed_output_" + std::to_string(closed));
+    std::string text = blobs_experiment(dir + "/r.h5", "epochs = 3\n");
+    text.replace(text.find("epochs = 1\n"), 11, "");
+    write_file(dir + "/exp.toml", text);
+    int ends[2];
+    ASSERT_EQ(pipe(ends), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+      const std::string other = closed == STDOUT_FILENO ? "2>" : ">";
+      const std::string command = "exec " RUNNER_BINARY_DIR "/bin/runner --plugin-path " +
+                                  fixture_plugins() + " " + dir + "/exp.toml " + other + dir +
+                                  "/out";
+      dup2(ends[1], closed);
+      close(ends[0]);
+      close(ends[1]);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(ends[0]);
+    close(ends[1]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const std::string out = read_file(dir + "/out");
+    ASSERT_TRUE(WIFEXITED(status)) << "closed fd " << closed << ", signal "
+                                   << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ": " << out;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+    const auto runs = results::read_runs(dir + "/r.h5");
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, results::Status::completed);
+    EXPECT_EQ(runs[0].epochs.size(), 3u);
+  }
 }
 
 TEST(Kill, SigtermStopsCheckOpsTimingAndPrintsWhatItHas) {

@@ -1,4 +1,5 @@
-// Ctrl-C and SIGTERM: caught and asked for between steps; a wait that only a timeout ends is
+// Ctrl-C, SIGTERM and SIGHUP: caught and asked for between steps (SIGHUP not under nohup);
+// a closed pipe fails the write instead of ending the process; a wait that only a timeout ends is
 // cut short after its grace, the run recorded first, with exit code 128 + the signal. Each
 // case raises its signal in a child process (a death test): the signal stays caught for good.
 #include "interrupt/interrupt.hpp"
@@ -6,6 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -33,6 +37,34 @@ using namespace std::chrono_literals;
 TEST(Interrupt, ASignalIsCaughtAndTheNextStepStops) {
   EXPECT_EXIT(stop_between_steps(SIGINT), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(stop_between_steps(SIGTERM), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(stop_between_steps(SIGHUP), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Interrupt, AHangupIgnoredBeforeStaysIgnored) {
+  EXPECT_EXIT(
+      {
+        std::signal(SIGHUP, SIG_IGN);  // as nohup starts it
+        install_interrupt_handlers();
+        std::raise(SIGHUP);
+        std::_Exit(interrupt_signal());
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A write to a pipe whose reader is gone returns EPIPE; without the call SIGPIPE ends the child.
+[[noreturn]] void write_to_a_closed_pipe(bool ignoring) {
+  std::signal(SIGPIPE, SIG_DFL);  // whatever the suite's parent left
+  if (ignoring) ignore_closed_outputs();
+  int ends[2];
+  if (pipe(ends) != 0) std::_Exit(2);
+  close(ends[0]);
+  const bool failed = write(ends[1], "x", 1) == -1 && errno == EPIPE;
+  std::_Exit(failed ? 0 : 1);
+}
+
+TEST(Interrupt, AClosedOutputFailsTheWriteInsteadOfEndingTheProcess) {
+  EXPECT_EXIT(write_to_a_closed_pipe(true), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(write_to_a_closed_pipe(false), ::testing::KilledBySignal(SIGPIPE), "");
 }
 
 // A wait in progress when the signal comes: after its grace the run is recorded and the
