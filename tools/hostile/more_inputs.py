@@ -188,6 +188,34 @@ def fifo(d):
     return [f"{d}/exp.toml"]
 
 
+def special_results(kind):
+    """A FIFO, a socket or a folder at the results path: refused by its path, never opened."""
+    def make(path):
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "socket":
+            held = socket.socket(socket.AF_UNIX)
+            held.bind(path)
+            held.close()
+        else:
+            os.mkdir(path)
+        return path
+    return make
+
+
+def results_at(h, kind, command):
+    def setup(d):
+        path = special_results(kind)(f"{d}/r.h5")
+        if command == "run":
+            return ["--plugin-path", h.GOOD, h.blobs(d)]
+        if command == "resume":
+            return ["--plugin-path", h.GOOD, h.blobs(d), "--resume"]
+        if command == "export":
+            return ["export", path, "run-1"]
+        return ["report", path] + (["--csv"] if command == "report_csv" else [])
+    return setup
+
+
 def mnist_dir_is_a_file(h):
     def setup(d):
         return [h.lenet5_on(d, "mnist", h.write(f"{d}/mnist", "not a folder\n"))]
@@ -242,6 +270,13 @@ def more_cases(h):
         "cannot write {dir}/absent/w.pt: No such file or directory")
     add("results", "export_into_a_read_only_folder", exported_into(h, "/proc/w"), (4,),
         "cannot write /proc/w.pt")
+
+    for kind, said in (("fifo", "a FIFO"), ("socket", "a socket"), ("folder", "a folder")):
+        for command in ("run", "resume", "report", "report_csv", "export"):
+            add("results", f"{command}_results_{kind}", results_at(h, kind, command), (4,),
+                f"{{dir}}/r.h5: is {said}, not a results file", limit_s=30)
+    add("training fault", "sighup_mid_run", h.long_run(), (129,), "interrupted",
+        send=(3.0, signal.SIGHUP))
 
     add("training fault", "resume_shard_of_another_shape",
         resume(h, transpose_a_model_tensor, True), (4,), "lies outside its whole tensor")

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_kind.hpp"
 #include "config/error_text.hpp"
 
 namespace runner::config {
@@ -17,17 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kFileHint = "give the path of a .toml file";
-
-std::string type_name(fs::file_type type) {
-  switch (type) {
-    case fs::file_type::directory: return "a folder";
-    case fs::file_type::fifo: return "a FIFO";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::socket: return "a socket";
-    default: return "no regular file";
-  }
-}
 
 [[noreturn]] void cannot_read(const std::string& path, const std::string& reason) {
   fail(path, "cannot read the experiment file: " + reason, "check its permissions");
@@ -49,7 +39,7 @@ void check_path(const std::string& path) {
     fail(path, "the experiment file does not exist", kFileHint);
   if (error) cannot_read(path, error.message());
   if (status.type() != fs::file_type::regular)
-    fail(path, "is " + type_name(status.type()) + ", not a file", kFileHint);
+    fail(path, "is " + file_type_name(status.type()) + ", not a file", kFileHint);
   const std::uintmax_t bytes = fs::file_size(path, error);
   if (error) cannot_read(path, error.message());
   check_size(path, bytes);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "common/file_kind.hpp"
 #include "results/attributes.hpp"
 #include "results/disk_reserve.hpp"
 #include "results/global_heaps.hpp"
@@ -21,9 +22,18 @@ bool file_exists(const std::string& path) {
   return fs::exists(path, error);
 }
 
+// Before any open or lock: opening a FIFO waits for a writer, and HDF5 would create a file
+// through a link to nothing only to say it exists.
+void refuse_special_file(const std::string& path) {
+  if (const auto type = special_file_type(path))
+    throw DataError(path + ": is " + *type + ", not a results file",
+                    "results files are HDF5 files: name a file, or a path where none is yet");
+  if (const auto target = dangling_link_target(path))
+    throw DataError(path + ": is a symbolic link to " + *target + ", which does not exist",
+                    "remove the link, or create the folder of its target");
+}
+
 void require_hdf5(const std::string& path) {
-  std::error_code ignored;
-  if (fs::is_directory(path, ignored)) throw DataError(path + ": a folder, not a results file");
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) throw_hdf5_error(path + ": cannot read the file");
   if (is_hdf5 == 0)
@@ -168,6 +178,7 @@ Handle create_file(const std::string& path) {
 
 WritableFile open_for_append(const std::string& path) {
   silence_hdf5_error_printing();
+  refuse_special_file(path);
   create_parent_folder(path);  // the lock file goes beside the results file
   std::shared_ptr<const WriterLock> lock = lock_for_writing(path);
   Handle file = file_exists(path) ? open_existing(path, H5F_ACC_RDWR) : create_file(path);
@@ -176,6 +187,7 @@ WritableFile open_for_append(const std::string& path) {
 
 Handle open_for_reading(const std::string& path) {
   silence_hdf5_error_printing();
+  refuse_special_file(path);
   if (!file_exists(path)) throw DataError("results file not found: " + path);
   return open_existing(path, H5F_ACC_RDONLY);
 }

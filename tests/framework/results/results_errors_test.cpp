@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -10,17 +12,21 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "results/read_runs.hpp"
 #include "results/results.hpp"
 #include "results_test_support.hpp"
 #include "runner/errors.hpp"
+#include "runner_testing/special_files.hpp"
 
 using ::testing::HasSubstr;
 
 namespace runner::results {
 namespace {
 
+using runner::testing::make_socket_file;
 using testing::sample_epoch;
 using testing::sample_header;
 using testing::ScratchFolder;
@@ -132,12 +138,38 @@ TEST(ResultsErrors, TextFileIsNotHdf5AndIsLeftAlone) {
   EXPECT_EQ(read_text(path), "these are my notes\n");
 }
 
-TEST(ResultsErrors, FolderIsNotAResultsFile) {
+// Each is refused by its path before anything opens it (a FIFO's open would wait for a writer
+// forever), to read and to write, and is left as it was.
+TEST(ResultsErrors, AFolderFifoSocketOrDeviceIsNoResultsFile) {
   ScratchFolder folder;
-  const std::string path = folder.file("a-folder.h5");
-  std::filesystem::create_directory(path);
-  const std::string message = data_error_message([&] { ResultsFile::open(path); });
-  EXPECT_EQ(message, path + ": a folder, not a results file");
+  const std::string fifo = folder.file("fifo.h5"), socket = folder.file("socket.h5");
+  const std::string dir = folder.file("a-folder.h5");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(make_socket_file(socket));
+  std::filesystem::create_directory(dir);
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {dir, "a folder"},
+      {fifo, "a FIFO"},
+      {socket, "a socket"},
+      {"/dev/null", "a character device"}};
+  for (const auto& [path, kind] : kinds) {
+    const std::string said = path + ": is " + kind + ", not a results file";
+    EXPECT_EQ(data_error_message([&] { read_runs(path); }), said);
+    EXPECT_EQ(data_error_message([&] { ResultsFile::open(path); }), said);
+  }
+  EXPECT_FALSE(std::filesystem::exists(fifo + ".lock")) << "refused before the writer's lock";
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+}
+
+TEST(ResultsErrors, ALinkToNothingIsNamedWithItsTarget) {
+  ScratchFolder folder;
+  const std::string path = folder.file("link.h5");
+  std::filesystem::create_symlink(folder.file("gone/r.h5"), path);
+  const std::string said =
+      path + ": is a symbolic link to " + folder.file("gone/r.h5") + ", which does not exist";
+  EXPECT_EQ(data_error_message([&] { read_runs(path); }), said);
+  EXPECT_EQ(data_error_message([&] { ResultsFile::open(path); }), said);
+  EXPECT_FALSE(std::filesystem::exists(folder.file("gone")));
 }
 
 TEST(ResultsErrors, EmptyFileIsNotHdf5) {
