@@ -152,8 +152,9 @@ TEST(ResultsErrors, AFolderFifoSocketOrDeviceIsNoResultsFile) {
       {fifo, "a FIFO"},
       {socket, "a socket"},
       {"/dev/null", "a character device"}};
-  for (const auto& [path, kind] : kinds) {
-    const std::string said = path + ": is " + kind + ", not a results file";
+  for (const auto& special : kinds) {
+    const std::string& path = special.first;  // a lambda captures no structured binding in C++17
+    const std::string said = path + ": is " + special.second + ", not a results file";
     EXPECT_EQ(data_error_message([&] { read_runs(path); }), said);
     EXPECT_EQ(data_error_message([&] { ResultsFile::open(path); }), said);
   }
