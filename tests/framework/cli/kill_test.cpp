@@ -48,6 +48,22 @@ std::string long_experiment(const std::string& dir, const std::string& tables = 
   return dir + "/exp.toml";
 }
 
+// Whether epoch 2 was printed before the signal went, and how the runner ended.
+struct Stopped {
+  bool reached;
+  int status;
+};
+
+// Runs `experiment` and sends `signal` once its epoch 2 is printed.
+Stopped stop_in_epoch_2(const std::string& dir, const std::string& experiment, int signal) {
+  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + experiment, dir + "/out");
+  const bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
+  kill(pid, signal);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {reached, status};
+}
+
 TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
   std::string dir = scratch_dir("sigkill");
   long_experiment(dir);
@@ -73,12 +89,7 @@ TEST(Kill, SigkillMidRunLeavesEveryFinishedEpochReadable) {
 
 TEST(Kill, CtrlCRecordsTheRunAsInterruptedAndExitsWith130) {
   std::string dir = scratch_dir("sigint");
-  pid_t pid =
-      start_runner("--plugin-path " + fixture_plugins() + " " + long_experiment(dir), dir + "/out");
-  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const auto [reached, status] = stop_in_epoch_2(dir, long_experiment(dir), SIGINT);
   ASSERT_TRUE(reached) << read_file(dir + "/out");
   ASSERT_TRUE(WIFEXITED(status)) << read_file(dir + "/out");
   EXPECT_EQ(WEXITSTATUS(status), 130);
@@ -100,12 +111,7 @@ TEST(Kill, CtrlCNamesTheLastCheckpointAndACommandThatGoesOnFromIt) {
   std::string dir = scratch_dir("sigint_checkpoint");
   const std::string experiment =
       long_experiment(dir, "[checkpoint]\nevery_steps = 50\nkeep = 1000\n");
-  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + experiment, dir + "/out");
-  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(reached) << read_file(dir + "/out");
+  ASSERT_TRUE(stop_in_epoch_2(dir, experiment, SIGINT).reached) << read_file(dir + "/out");
   const std::string out = read_file(dir + "/out");
   const auto run = results::read_runs(dir + "/r.h5").at(0);
   const auto latest = checkpoint::latest_complete(run.checkpoints);
@@ -120,14 +126,16 @@ TEST(Kill, CtrlCNamesTheLastCheckpointAndACommandThatGoesOnFromIt) {
               HasSubstr("--plugin-path " + fixture_plugins() + " " + experiment + " --resume"));
 
   // The command as printed (its runner by its full path) goes on from that checkpoint.
-  pid = fork();
+  const pid_t pid = fork();
   if (pid == 0) {
     const std::string line = "exec " + command + " >" + dir + "/resumed 2>&1";
     execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  reached = wait_for_text(dir + "/resumed", "resuming from " + *latest, std::chrono::seconds(120));
+  const bool reached =
+      wait_for_text(dir + "/resumed", "resuming from " + *latest, std::chrono::seconds(120));
   kill(pid, SIGINT);
+  int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(reached) << read_file(dir + "/resumed");
 }
@@ -137,11 +145,7 @@ TEST(Kill, SighupRecordsTheRunAsInterruptedAndKeepsItsCheckpoint) {
   std::string dir = scratch_dir("sighup");
   const std::string experiment =
       long_experiment(dir, "[checkpoint]\nevery_steps = 50\nkeep = 1000\n");
-  pid_t pid = start_runner("--plugin-path " + fixture_plugins() + " " + experiment, dir + "/out");
-  bool reached = wait_for_text(dir + "/out", "epoch 2/1000", std::chrono::seconds(120));
-  kill(pid, SIGHUP);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const auto [reached, status] = stop_in_epoch_2(dir, experiment, SIGHUP);
   const std::string out = read_file(dir + "/out");
   ASSERT_TRUE(reached) << out;
   ASSERT_TRUE(WIFEXITED(status)) << out;
