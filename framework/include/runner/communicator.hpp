@@ -27,6 +27,12 @@ class Communicator {
   virtual int world_size() const = 0;       // of this group
   virtual std::string backend() const = 0;  // "gloo", "nccl", or "none" for one rank
 
+  // What this thread's next call on the communicator is for, in the caller's words ("ddp
+  // bucket 3 of 7", "zero-3 gathers layer 12"): the rank's ledger keeps them beside the call's
+  // collectives, and an error or hang report names them. The call after has none; the words are
+  // cut to 63 characters.
+  virtual void describe_next(const std::string& words) { (void)words; }
+
   // In place on every rank. Tensors are contiguous, on the run's device; Gloo takes CPU and
   // CUDA tensors, NCCL CUDA tensors only. bf16 is reduced in fp32 where the backend refuses it.
   virtual void broadcast(std::vector<torch::Tensor> tensors, int root) = 0;

@@ -4,4 +4,4 @@
 #define RUNNER_VERSION "0.6.0"
 
 // Bump when any SDK type a plugin hands to the host changes layout or meaning.
-#define RUNNER_ABI_VERSION 9u
+#define RUNNER_ABI_VERSION 10u

@@ -58,7 +58,7 @@ void check_checkpoint(const std::string& folder, const config::RunConfig& run, b
                                 folder, m.run_id, run.id));
   reader.check_complete();
   check_engine_state(reader);
-  check_progress_fits(m, folder, run.train.get_int("epochs"), std::nullopt);
+  check_progress_fits(m, folder, run.train.epochs, std::nullopt);
 }
 
 void warn_passed_over(std::ostream& warnings, const std::string& why) {

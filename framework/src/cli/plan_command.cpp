@@ -29,8 +29,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 bool on_cuda(const PlanOptions& options, const config::RunConfig& run) {
-  const std::string device =
-      options.device.empty() ? run.train.get_string("device") : options.device;
+  const std::string device = options.device.empty() ? run.train.device : options.device;
   if (device != "cpu" && device != "cuda" && device != "auto")
     throw ConfigError("runner plan --device " + device + ": use cpu or cuda");
   return device == "cuda" || (device == "auto" && torch::cuda::is_available());
@@ -79,7 +78,7 @@ layout::Calibration calibration(const PlanOptions& options, const config::RunCon
   // CPU ranks share this machine's cores: each measures with its part of them (a rank asking
   // for more threads would only oversubscribe), and with more ranks than cores a part of one.
   const int part = std::max(1, cores / devices.count);
-  const auto threads = static_cast<int>(run.train.get_int("threads"));
+  const auto threads = static_cast<int>(run.train.threads);
   c.threads_per_rank = devices.cuda ? 1 : threads > 0 ? std::min(threads, part) : part;
   if (!devices.cuda) c.cpu_share = std::min(1.0, static_cast<double>(cores) / devices.count);
   c.disk_folder = std::filesystem::temp_directory_path().string();
@@ -108,10 +107,10 @@ void plan_point(const PlanOptions& options, const PlanSetting& setting,
   const config::RunConfig run =
       config::parse_experiment(request.text, request.file, request.overrides, registry)
           .runs.front();
-  std::cout << fmt::format(
-      "runner plan {}: {} {} device{}, {} each; batch {}\n", request.file, setting.devices.count,
-      setting.devices.cuda ? "CUDA" : "CPU", setting.devices.count == 1 ? "" : "s",
-      plan::gibibytes(setting.memory_per_device), run.train.get_int("batch_size"));
+  std::cout << fmt::format("runner plan {}: {} {} device{}, {} each; batch {}\n", request.file,
+                           setting.devices.count, setting.devices.cuda ? "CUDA" : "CPU",
+                           setting.devices.count == 1 ? "" : "s",
+                           plan::gibibytes(setting.memory_per_device), run.train.batch_size);
   const layout::Search search = layout::search_layouts(request, registry, setting.rates);
   std::cout << layout::search_text(search, options.top);
   if (search.fitting.empty()) throw layout::nothing_fits(search, request);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/train_settings.hpp"
 #include "runner/options.hpp"
 
 namespace runner::config {
@@ -29,11 +30,11 @@ struct RunConfig {
   std::string id;
   std::string label;  // the sweep point as text, e.g. "train.batch_size=32 optimizer.lr=0.01"
   std::vector<std::pair<std::string, Value>> sweep_point;  // dotted key -> value, in sweep order
-  Options experiment;  // [experiment], its name resolved as Experiment::name
-  Options train;       // [train]
-  Options optimizer;   // [optimizer]
-  Options schedule;    // [schedule]
-  Options checkpoint;  // [checkpoint]: when and where the run saves its state
+  Options experiment;   // [experiment], its name resolved as Experiment::name
+  TrainSettings train;  // [train]
+  Options optimizer;    // [optimizer]
+  Options schedule;     // [schedule]
+  Options checkpoint;   // [checkpoint]: when and where the run saves its state
   ComponentConfig dataset;
   std::vector<AugmentConfig> augment;  // [[dataset.augment]], in file order
   ComponentConfig model;

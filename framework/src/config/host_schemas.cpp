@@ -77,6 +77,10 @@ const Schema& train_schema() {
               "set",
               0);
     s.flag("deterministic", false, "Use deterministic algorithms only (slower, reproducible)");
+    s.integer("collective_ledger", 4096,
+              "Collectives each rank keeps in its ledger (the newest: group, sequence number, "
+              "op, size, step, phase, state), which name the collective of a failure; 0: none",
+              0, 1 << 20);
     s.text("backend_conv", "vendor",
            "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
            "(ATen's own kernels, vendor libraries off)",

@@ -51,7 +51,7 @@ Value value_in(const RunConfig& run, const std::string& dotted) {
   if (auto it = components.find(key.section); it != components.end())
     return key.key == "name" ? Value(it->second->name) : it->second->options.get(key.key);
   if (key.section == "experiment") return run.experiment.get(key.key);
-  if (key.section == "train") return run.train.get(key.key);
+  if (key.section == "train") return run.train.keys.get(key.key);
   if (key.section == "optimizer") return run.optimizer.get(key.key);
   if (key.section == "schedule") return run.schedule.get(key.key);
   if (key.section == "checkpoint") return run.checkpoint.get(key.key);

@@ -100,7 +100,7 @@ RunConfig resolve_run(const RawSections& given, const std::string& file,
   RunConfig run;
   run.augment = take_dataset_augment(sections, file);
   run.experiment = resolve_host_section(sections, "experiment", file);
-  run.train = resolve_host_section(sections, "train", file);
+  run.train = train_settings_of(resolve_host_section(sections, "train", file));
   run.optimizer = resolve_host_section(sections, "optimizer", file);
   run.schedule = resolve_host_section(sections, "schedule", file);
   run.checkpoint = resolve_host_section(sections, "checkpoint", file);

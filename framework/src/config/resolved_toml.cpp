@@ -22,7 +22,8 @@ const std::set<std::string> kEarlierExperimentOutputs = {"tensorboard"};
 
 // [train] keys added after ids were defined, with the value every run had before them: at it,
 // they leave a run's id as it was, so files written before still resume.
-const std::map<std::string, int64_t> kLaterTrainKeys = {{"max_eval_steps", 0}};
+const std::map<std::string, int64_t> kLaterTrainKeys = {{"max_eval_steps", 0},
+                                                        {"collective_ledger", 4096}};
 
 std::set<std::string> later_keys_at_their_default(const Options& train) {
   std::set<std::string> left_out;
@@ -58,8 +59,8 @@ std::string toml_of(const RunConfig& run, const std::set<std::string>& experimen
   std::map<std::string, TableView> tables = {
       {"experiment", {nullptr, &run.experiment, experiment_left_out}},
       {"train",
-       {nullptr, &run.train,
-        whole ? std::set<std::string>{} : later_keys_at_their_default(run.train)}},
+       {nullptr, &run.train.keys,
+        whole ? std::set<std::string>{} : later_keys_at_their_default(run.train.keys)}},
       {"optimizer", {nullptr, &run.optimizer}},
       {"schedule", {nullptr, &run.schedule}},
       {"dataset", {&run.dataset.name, &run.dataset.options}},

@@ -1,5 +1,6 @@
 // runner::Communicator over a c10d process group (Gloo or NCCL). Every collective waits at
-// most the run's timeout; a failure becomes a PeerFailure that names the rank at fault.
+// most the run's timeout and is recorded in the rank's ledger; a failure becomes a PeerFailure
+// that names the collective and the rank at fault.
 // What LibTorch 1.13's Gloo lacks is emulated: reduce-scatter as an all-to-all and a local
 // sum, a flat all-gather into views of the output, bf16 reductions in fp32.
 #pragma once
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/one_line.hpp"
+#include "distributed/collective_ledger.hpp"
 #include "distributed/peer_failure.hpp"
 #include "distributed/rank_health.hpp"
 #include "distributed/wait_clock.hpp"
@@ -33,10 +35,27 @@ struct BackendTraits {
   bool worker_holds_finished_work = false;
 };
 
-// Makes the group of `size` ranks, this one `rank` of them, whose rendezvous keys live in
-// `store` (a prefix of the run's store).
+// A group as every member names it: this rank's place in it, and its members as ranks of the
+// run, in the group's order.
+struct GroupPlace {
+  std::string name = "world";  // sub-groups: "world/2", the second made from the world, ...
+  int rank = 0;
+  std::vector<int> run_ranks;
+  int size() const { return static_cast<int>(run_ranks.size()); }
+};
+
+// The run's ranks 0 .. world_size - 1, this one `rank` of them.
+inline GroupPlace world_place(int rank, int world_size) {
+  GroupPlace place;
+  place.rank = rank;
+  for (int r = 0; r < world_size; ++r) place.run_ranks.push_back(r);
+  return place;
+}
+
+// Makes the group at `place`, whose rendezvous keys live in `store` (a prefix of the run's
+// store).
 using GroupMaker = std::function<std::shared_ptr<Communicator>(
-    c10::intrusive_ptr<c10d::Store> store, int rank, int size)>;
+    c10::intrusive_ptr<c10d::Store> store, const GroupPlace& place)>;
 
 // Group: c10d::ProcessGroupGloo or ProcessGroupNCCL, whose base class differs between
 // LibTorch versions (ProcessGroup in 1.13, Backend in 2.x) while these calls do not.
@@ -47,33 +66,38 @@ class C10dCommunicator final : public Communicator {
     c10::intrusive_ptr<Group> group;
     std::shared_ptr<RankHealth> health;
     BackendTraits traits;
-    int rank = 0, world_size = 1;
+    GroupPlace place;
     std::chrono::milliseconds timeout{300000};
     c10::intrusive_ptr<c10d::Store> store;  // the one the group met in, for sub-groups
     std::shared_ptr<WaitClock> waits;       // where waits add their time; may be nullptr
+    std::shared_ptr<CollectiveLedger> ledger;
     GroupMaker make_subgroup;
     std::function<void()> close;  // before the group goes (NCCL's shutdown, which 2.x wants)
   };
 
-  explicit C10dCommunicator(Setup setup) : s_(std::move(setup)) {}
+  explicit C10dCommunicator(Setup setup)
+      : s_(std::move(setup)),
+        ledger_group_(s_.ledger->add_group(s_.place.name, s_.place.run_ranks)) {}
   ~C10dCommunicator() override {
     if (s_.close) s_.close();
   }
   C10dCommunicator(const C10dCommunicator&) = delete;
   C10dCommunicator& operator=(const C10dCommunicator&) = delete;
 
-  int rank() const override { return s_.rank; }
-  int world_size() const override { return s_.world_size; }
+  int rank() const override { return s_.place.rank; }
+  int world_size() const override { return s_.place.size(); }
   std::string backend() const override { return s_.traits.name; }
+  void describe_next(const std::string& words) override { describe_next_on_this_thread(words); }
 
   void broadcast(std::vector<torch::Tensor> tensors, int root) override {
+    const std::string words = take_described_words();
     for (auto& tensor : tensors) {
       std::vector<torch::Tensor> one{on_wire(tensor)};
       c10d::BroadcastOptions options;
       options.rootRank = root;
       options.timeout = s_.timeout;
-      wait_for("broadcast",
-               guarded("broadcast", [&] { return s_.group->broadcast(one, options); }));
+      const CollectiveTicket ticket = record("broadcast", tensor, words);
+      wait_for(ticket, guarded(ticket, [&] { return s_.group->broadcast(one, options); }));
     }
   }
 
@@ -84,14 +108,15 @@ class C10dCommunicator final : public Communicator {
   // One reduction per tensor: Gloo reduces a list only of equal sizes.
   std::unique_ptr<PendingCollective> start_all_reduce_sum(
       std::vector<torch::Tensor> tensors) override {
-    auto pending = std::make_unique<Pending>(this, "all_reduce");
+    const std::string words = take_described_words();
+    auto pending = std::make_unique<Pending>(this);
     for (auto& tensor : tensors) {
       torch::Tensor wire = reducible(tensor);
       std::vector<torch::Tensor> one{wire};
       c10d::AllreduceOptions options;
       options.timeout = s_.timeout;
-      pending->works.push_back(
-          guarded("all_reduce", [&] { return s_.group->allreduce(one, options); }));
+      const CollectiveTicket ticket = record("all_reduce", tensor, words);
+      pending->add(ticket, guarded(ticket, [&] { return s_.group->allreduce(one, options); }));
       pending->then_copy(tensor, wire);
     }
     return pending;
@@ -100,24 +125,26 @@ class C10dCommunicator final : public Communicator {
   void barrier() override {
     c10d::BarrierOptions options;
     options.timeout = s_.timeout;
-    wait_for("barrier", guarded("barrier", [&] { return s_.group->barrier(options); }));
+    const CollectiveTicket ticket = record("barrier", torch::Tensor(), take_described_words());
+    wait_for(ticket, guarded(ticket, [&] { return s_.group->barrier(options); }));
   }
 
   std::unique_ptr<PendingCollective> start_all_gather(torch::Tensor output,
                                                       torch::Tensor input) override {
     check_parts("all_gather", output, input);
-    auto pending = std::make_unique<Pending>(this, "all_gather");
+    auto pending = std::make_unique<Pending>(this);
     torch::Tensor out = on_wire(output).view(-1), in = on_wire(input).view(-1);
     c10d::AllgatherOptions options;
     options.timeout = s_.timeout;
+    const CollectiveTicket ticket = record("all_gather", output, take_described_words());
     if (s_.traits.flat_collectives) {
-      pending->works.push_back(
-          guarded("all_gather", [&] { return s_.group->_allgather_base(out, in, options); }));
+      pending->add(ticket,
+                   guarded(ticket, [&] { return s_.group->_allgather_base(out, in, options); }));
     } else {
-      std::vector<std::vector<torch::Tensor>> outputs{out.chunk(s_.world_size)};
+      std::vector<std::vector<torch::Tensor>> outputs{out.chunk(world_size())};
       std::vector<torch::Tensor> inputs{in};
-      pending->works.push_back(
-          guarded("all_gather", [&] { return s_.group->allgather(outputs, inputs, options); }));
+      pending->add(ticket,
+                   guarded(ticket, [&] { return s_.group->allgather(outputs, inputs, options); }));
     }
     pending->keep = {output, input};
     return pending;
@@ -126,14 +153,16 @@ class C10dCommunicator final : public Communicator {
   std::unique_ptr<PendingCollective> start_reduce_scatter_sum(torch::Tensor output,
                                                               torch::Tensor input) override {
     check_parts("reduce_scatter", output, input);
-    auto pending = std::make_unique<Pending>(this, "reduce_scatter");
+    auto pending = std::make_unique<Pending>(this);
     torch::Tensor in = reducible(input).view(-1);
+    const CollectiveTicket ticket = record("reduce_scatter", input, take_described_words());
     if (s_.traits.flat_collectives) {
       torch::Tensor out = reducible(output).view(-1);
       c10d::ReduceScatterOptions options;
       options.timeout = s_.timeout;
-      pending->works.push_back(guarded(
-          "reduce_scatter", [&] { return s_.group->_reduce_scatter_base(out, in, options); }));
+      pending->add(ticket, guarded(ticket, [&] {
+                     return s_.group->_reduce_scatter_base(out, in, options);
+                   }));
       pending->then_copy(output, out);
     } else {
       // Every rank's r-th part to rank r, then their sum here, in rank order.
@@ -141,10 +170,10 @@ class C10dCommunicator final : public Communicator {
       std::vector<int64_t> equal_splits;
       c10d::AllToAllOptions options;
       options.timeout = s_.timeout;
-      pending->works.push_back(guarded("reduce_scatter", [&] {
-        return s_.group->alltoall_base(parts, in, equal_splits, equal_splits, options);
-      }));
-      const int world = s_.world_size;
+      pending->add(ticket, guarded(ticket, [&] {
+                     return s_.group->alltoall_base(parts, in, equal_splits, equal_splits, options);
+                   }));
+      const int world = world_size();
       pending->then = [output, parts, world]() mutable {
         output.view(-1).copy_(parts.view({world, -1}).sum(0));
       };
@@ -155,38 +184,48 @@ class C10dCommunicator final : public Communicator {
 
   std::unique_ptr<PendingCollective> start_send(torch::Tensor tensor, int to) override {
     check_peer("send to", to);
-    auto pending = std::make_unique<Pending>(this, "send");
+    auto pending = std::make_unique<Pending>(this);
     std::vector<torch::Tensor> one{on_wire(tensor)};
-    pending->works.push_back(guarded("send", [&] { return s_.group->send(one, to, 0); }));
+    const CollectiveTicket ticket = record("send", tensor, take_described_words());
+    pending->add(ticket, guarded(ticket, [&] { return s_.group->send(one, to, 0); }));
     pending->keep = {tensor};
     return pending;
   }
 
   std::unique_ptr<PendingCollective> start_receive(torch::Tensor tensor, int from) override {
     check_peer("receive from", from);
-    auto pending = std::make_unique<Pending>(this, "receive");
+    auto pending = std::make_unique<Pending>(this);
     std::vector<torch::Tensor> one{on_wire(tensor)};
-    pending->works.push_back(guarded("receive", [&] { return s_.group->recv(one, from, 0); }));
+    const CollectiveTicket ticket = record("receive", tensor, take_described_words());
+    pending->add(ticket, guarded(ticket, [&] { return s_.group->recv(one, from, 0); }));
     pending->keep = {tensor};
     return pending;
   }
 
   std::shared_ptr<Communicator> subgroup(const std::vector<int>& ranks) override {
     check_subgroup(ranks);
-    const std::string prefix = "subgroup/" + std::to_string(++subgroups_made_);
+    const int made = ++subgroups_made_;
+    const std::string prefix = "subgroup/" + std::to_string(made);
+    GroupPlace place;
+    place.name = s_.place.name + "/" + std::to_string(made);
+    for (int r : ranks) place.run_ranks.push_back(s_.place.run_ranks[static_cast<size_t>(r)]);
     for (size_t i = 0; i < ranks.size(); ++i)
-      if (ranks[i] == s_.rank)
-        return s_.make_subgroup(c10::make_intrusive<c10d::PrefixStore>(prefix, s_.store),
-                                static_cast<int>(i), static_cast<int>(ranks.size()));
+      if (ranks[i] == rank()) {
+        place.rank = static_cast<int>(i);
+        return s_.make_subgroup(c10::make_intrusive<c10d::PrefixStore>(prefix, s_.store), place);
+      }
     return nullptr;
   }
 
  private:
   // Started works, waited for in order; `then` runs once they are all done.
   struct Pending final : PendingCollective {
-    Pending(C10dCommunicator* owner, const char* what) : owner(owner), what(what) {}
+    explicit Pending(C10dCommunicator* owner) : owner(owner) {}
+    void add(CollectiveTicket ticket, c10::intrusive_ptr<c10d::Work> work) {
+      works.emplace_back(ticket, std::move(work));
+    }
     void wait() override {
-      for (auto& work : works) owner->wait_for(what, work);
+      for (auto& [ticket, work] : works) owner->wait_for(ticket, work);
       works.clear();
       if (then) std::exchange(then, nullptr)();
     }
@@ -201,8 +240,7 @@ class C10dCommunicator final : public Communicator {
       };
     }
     C10dCommunicator* owner;
-    const char* what;
-    std::vector<c10::intrusive_ptr<c10d::Work>> works;
+    std::vector<std::pair<CollectiveTicket, c10::intrusive_ptr<c10d::Work>>> works;
     std::function<void()> then;
     std::vector<torch::Tensor> keep;  // alive until the collective is done
   };
@@ -226,50 +264,74 @@ class C10dCommunicator final : public Communicator {
     const bool gather = std::string(what) == "all_gather";
     const torch::Tensor& whole = gather ? output : input;
     const torch::Tensor& part = gather ? input : output;
-    if (whole.numel() != part.numel() * s_.world_size || !whole.is_contiguous() ||
+    if (whole.numel() != part.numel() * world_size() || !whole.is_contiguous() ||
         !part.is_contiguous() || whole.scalar_type() != part.scalar_type())
       throw std::invalid_argument(std::string(what) + ": the whole (" +
                                   std::to_string(whole.numel()) + " elements) must be " +
-                                  std::to_string(s_.world_size) + " contiguous parts of " +
+                                  std::to_string(world_size()) + " contiguous parts of " +
                                   std::to_string(part.numel()) + " of the same type");
   }
 
   void check_peer(const char* what, int peer) const {
-    if (peer < 0 || peer >= s_.world_size || peer == s_.rank)
+    if (peer < 0 || peer >= world_size() || peer == rank())
       throw std::invalid_argument(std::string(what) + " rank " + std::to_string(peer) +
                                   ": not another rank of this group of " +
-                                  std::to_string(s_.world_size));
+                                  std::to_string(world_size()));
   }
 
   void check_subgroup(const std::vector<int>& ranks) const {
-    std::vector<bool> seen(static_cast<size_t>(s_.world_size));
+    std::vector<bool> seen(static_cast<size_t>(world_size()));
     for (int r : ranks) {
-      if (r < 0 || r >= s_.world_size || seen[static_cast<size_t>(r)])
+      if (r < 0 || r >= world_size() || seen[static_cast<size_t>(r)])
         throw std::invalid_argument("subgroup: rank " + std::to_string(r) +
                                     " is not a distinct rank of this group of " +
-                                    std::to_string(s_.world_size));
+                                    std::to_string(world_size()));
       seen[static_cast<size_t>(r)] = true;
     }
     if (ranks.empty()) throw std::invalid_argument("subgroup: no ranks");
   }
 
+  // `tensor` undefined: a collective that moves no data (a barrier).
+  CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words) {
+    CollectiveLedger::Call call;
+    call.group = ledger_group_;
+    call.op = op;
+    call.words = &words;
+    if (tensor.defined()) {
+      call.dtype = c10::toString(tensor.scalar_type());
+      call.elements = tensor.numel();
+      call.bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
+    }
+    return s_.ledger->issued(call);
+  }
+
+  // A failed collective, ended so in the ledger and named by its entry where it still has one.
+  [[noreturn]] void fail(CollectiveTicket ticket, const std::exception& e) {
+    s_.ledger->ended(ticket, false);
+    CollectiveEntry entry;
+    const std::string what =
+        s_.ledger->entry_of(ticket, entry) ? entry_text(*s_.ledger, entry) : "a collective";
+    throw PeerFailure(s_.health->diagnose(what, one_line(e)));
+  }
+
   template <typename F>
-  c10::intrusive_ptr<c10d::Work> guarded(const char* what, F&& start) {
+  c10::intrusive_ptr<c10d::Work> guarded(CollectiveTicket ticket, F&& start) {
     try {
       return start();
     } catch (const std::exception& e) {
-      throw PeerFailure(s_.health->diagnose(what, one_line(e)));
+      fail(ticket, e);
     }
   }
 
-  void wait_for(const char* what, const c10::intrusive_ptr<c10d::Work>& work) {
+  void wait_for(CollectiveTicket ticket, const c10::intrusive_ptr<c10d::Work>& work) {
     const auto start = std::chrono::steady_clock::now();
     try {
       work->wait(s_.timeout);
       if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
     } catch (const std::exception& e) {
-      throw PeerFailure(s_.health->diagnose(what, one_line(e)));
+      fail(ticket, e);
     }
+    s_.ledger->ended(ticket, true);
     if (s_.waits) s_.waits->add(std::chrono::steady_clock::now() - start);
   }
 
@@ -281,6 +343,7 @@ class C10dCommunicator final : public Communicator {
   }
 
   Setup s_;
+  int ledger_group_ = 0;
   int subgroups_made_ = 0;
 };
 

@@ -27,14 +27,16 @@ std::string rendezvous_failure(const ConnectSpec& spec, RankHealth& health,
 
 }  // namespace
 
-RankConnection connect_ranks(const ConnectSpec& spec) {
+RankConnection connect_ranks(const ConnectSpec& given) {
+  ConnectSpec spec = given;
+  if (!spec.ledger) spec.ledger = std::make_shared<CollectiveLedger>(kLedgerEntries);
   auto health =
       std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank, spec.world_size);
   health->mark_joined();
   try {
     auto communicator = spec.backend == "nccl" ? make_nccl_communicator(spec, health)
                                                : make_gloo_communicator(spec, health);
-    return {communicator, health, spec.waits};
+    return {communicator, health, spec.waits, spec.ledger};
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

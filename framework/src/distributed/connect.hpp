@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "distributed/collective_ledger.hpp"
 #include "distributed/rank_health.hpp"
 #include "distributed/wait_clock.hpp"
 #include "runner/communicator.hpp"
@@ -25,12 +26,18 @@ struct ConnectSpec {
   // Where the rank's communicators add the time they waited; none when nullptr. NCCL's
   // collectives run on the GPU's streams, so its waits do not block the host and add nothing.
   std::shared_ptr<WaitClock> waits;
+  // Where the rank's communicators record their collectives; connect_ranks() makes one of
+  // kLedgerEntries when nullptr.
+  std::shared_ptr<CollectiveLedger> ledger;
 };
+
+inline constexpr size_t kLedgerEntries = 4096;
 
 struct RankConnection {
   std::shared_ptr<Communicator> communicator;
   std::shared_ptr<RankHealth> health;
-  std::shared_ptr<WaitClock> waits;  // the spec's
+  std::shared_ptr<WaitClock> waits;          // the spec's
+  std::shared_ptr<CollectiveLedger> ledger;  // the spec's, or the one made
 };
 
 // Throws RunError naming the ranks that never joined when the rendezvous times out.

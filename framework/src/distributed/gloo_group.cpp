@@ -30,24 +30,26 @@ namespace {
 
 std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
                                          std::shared_ptr<RankHealth> health,
-                                         c10::intrusive_ptr<c10d::Store> store, int rank,
-                                         int size) {
+                                         c10::intrusive_ptr<c10d::Store> store,
+                                         const GroupPlace& place) {
   auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);
   options->devices = {gloo_device(spec.loopback)};
   using Gloo = C10dCommunicator<c10d::ProcessGroupGloo>;
   Gloo::Setup setup;
-  setup.group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
+  setup.group =
+      c10::make_intrusive<c10d::ProcessGroupGloo>(store, place.rank, place.size(), options);
   // Subgroups share the health; the lambda takes its copy before the group takes the pointer.
-  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
-    return gloo_group(spec, health, std::move(sub), r, n);
+  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub,
+                                       const GroupPlace& sub_place) {
+    return gloo_group(spec, health, std::move(sub), sub_place);
   };
   setup.health = std::move(health);
   setup.traits = {"gloo", false, false, true};
-  setup.rank = rank;
-  setup.world_size = size;
+  setup.place = place;
   setup.timeout = spec.timeout;
   setup.store = std::move(store);
   setup.waits = spec.waits;
+  setup.ledger = spec.ledger;
   return std::make_shared<Gloo>(std::move(setup));
 }
 
@@ -57,7 +59,7 @@ bool gloo_built() { return true; }
 
 std::shared_ptr<Communicator> make_gloo_communicator(const ConnectSpec& spec,
                                                      std::shared_ptr<RankHealth> health) {
-  return gloo_group(spec, std::move(health), spec.store, spec.rank, spec.world_size);
+  return gloo_group(spec, std::move(health), spec.store, world_place(spec.rank, spec.world_size));
 }
 
 }  // namespace runner::distributed

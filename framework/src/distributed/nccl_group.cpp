@@ -11,22 +11,24 @@ namespace {
 
 std::shared_ptr<Communicator> nccl_group(const ConnectSpec& spec,
                                          std::shared_ptr<RankHealth> health,
-                                         c10::intrusive_ptr<c10d::Store> store, int rank,
-                                         int size) {
+                                         c10::intrusive_ptr<c10d::Store> store,
+                                         const GroupPlace& place) {
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = spec.timeout;
   using Nccl = C10dCommunicator<c10d::ProcessGroupNCCL>;
   Nccl::Setup setup;
-  auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
+  auto group =
+      c10::make_intrusive<c10d::ProcessGroupNCCL>(store, place.rank, place.size(), options);
   setup.group = group;
   setup.health = health;
   setup.traits = {"nccl", true, true};
-  setup.rank = rank;
-  setup.world_size = size;
+  setup.place = place;
   setup.timeout = spec.timeout;
   setup.store = store;
-  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub, int r, int n) {
-    return nccl_group(spec, health, std::move(sub), r, n);
+  setup.ledger = spec.ledger;
+  setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub,
+                                       const GroupPlace& sub_place) {
+    return nccl_group(spec, health, std::move(sub), sub_place);
   };
   setup.close = [group] { group->shutdown(); };
   return std::make_shared<Nccl>(std::move(setup));
@@ -38,7 +40,7 @@ bool nccl_built() { return true; }
 
 std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec& spec,
                                                      std::shared_ptr<RankHealth> health) {
-  return nccl_group(spec, std::move(health), spec.store, spec.rank, spec.world_size);
+  return nccl_group(spec, std::move(health), spec.store, world_place(spec.rank, spec.world_size));
 }
 
 }  // namespace runner::distributed

@@ -63,7 +63,7 @@ class Planner {
 };
 
 void predict(Candidate& c, const SearchRequest& request, const Rates& rates) {
-  const StepInput input{c.layout, c.estimate.model, c.run.train.get_int("batch_size"),
+  const StepInput input{c.layout, c.estimate.model, c.run.train.batch_size,
                         plan::optimizer_states_per_parameter(c.run.optimizer), request.devices};
   c.cost = predict_step(input, rates);
   c.samples_per_s = static_cast<double>(input.batch_size) / c.cost.total();
@@ -98,8 +98,7 @@ Search search_layouts(const SearchRequest& request, const plugin_host::Registry&
   std::map<std::string, size_t> refused;
   const config::Experiment base =
       config::parse_experiment(request.text, request.file, request.overrides, registry);
-  const auto layouts =
-      enumerate_layouts(request.devices, base.runs.front().train.get_int("batch_size"));
+  const auto layouts = enumerate_layouts(request.devices, base.runs.front().train.batch_size);
   search.layouts = layouts.size();
   for (const Layout& layout : layouts) {
     std::optional<Candidate> candidate;

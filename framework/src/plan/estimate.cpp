@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "config/resolve_techniques.hpp"
+#include "config/experiment.hpp"
 #include "measure/cpu_memory.hpp"
 #include "measure/system.hpp"
 #include "plan/measure_model.hpp"
@@ -59,7 +59,7 @@ int optimizer_states_per_parameter(const Options& optimizer) {
 ModelSizing size_model(const config::RunConfig& run, const plugin_host::Registry& registry,
                        Dataset& dataset) {
   plugin_host::RegistryOpLibrary ops(registry, run.ops);
-  const Techniques techniques = config::techniques_of(run.train);
+  const Techniques techniques = run.train.techniques;
   const ModelContext context{dataset.info(), &ops, techniques.precision};
   if (auto own = registry.estimate_model(run.model, context)) return {*own, true};
   KeepRandomState keep;
@@ -70,7 +70,7 @@ ModelSizing size_model(const config::RunConfig& run, const plugin_host::Registry
 RunEstimate plan_model(const config::RunConfig& run, const plugin_host::Registry& registry,
                        int world_size, const ModelSizing& sizing, const DatasetInfo& data) {
   plugin_host::RegistryOpLibrary ops(registry, run.ops);
-  const Techniques techniques = config::techniques_of(run.train);
+  const Techniques techniques = run.train.techniques;
   const ModelContext context{data, &ops, techniques.precision};
   RunEstimate estimate;
   estimate.model = sizing.model;
@@ -79,8 +79,8 @@ RunEstimate plan_model(const config::RunConfig& run, const plugin_host::Registry
   PlanInput input{estimate.model,
                   techniques,
                   std::max(1, world_size),
-                  run.train.get_int("batch_size"),
-                  run.train.get_int("test_batch_size"),
+                  run.train.batch_size,
+                  run.train.test_batch_size,
                   optimizer_states_per_parameter(run.optimizer),
                   registry.estimate_split(run.model, context)};
   if (auto plan = registry.plan_strategy(run.strategy, input)) {
@@ -169,7 +169,7 @@ void check_machine_memory(const RunEstimate& estimate, int local_ranks, const st
 void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate, int local_ranks) {
   const double peak = estimate.peak_bytes();
   const std::string where = run.label.empty() ? "" : " (run " + run.label + ")";
-  const double budget = run.train.get_double("memory_budget") * kGiB;
+  const double budget = run.train.memory_budget_gib * kGiB;
   const std::string fixes =
       "lower train.batch_size or raise train.micro_batches, set "
       "train.activation_checkpointing = \"layers\" or train.precision = \"bf16\", or shard "
@@ -177,9 +177,9 @@ void check_plan_fits(const config::RunConfig& run, const RunEstimate& estimate, 
   if (budget > 0 && peak > budget)
     throw ConfigError(fmt::format("the plan needs {} on its largest rank, over "
                                   "train.memory_budget = {} GiB{}",
-                                  gibibytes(peak), run.train.get_double("memory_budget"), where),
+                                  gibibytes(peak), run.train.memory_budget_gib, where),
                       fixes + ", or raise train.memory_budget");
-  const std::string device = run.train.get_string("device");
+  const std::string device = run.train.device;
   const std::optional<double> memory =
       device == "cpu" ? std::nullopt : measure::cuda_memory_bytes();
   if (!memory) return check_machine_memory(estimate, local_ranks, where, fixes);

@@ -11,7 +11,8 @@ namespace runner::ranks {
 namespace {
 
 distributed::RankConnection connect(const RankSetup& setup, const ThisRank& self,
-                                    const c10::intrusive_ptr<c10d::Store>& store) {
+                                    const c10::intrusive_ptr<c10d::Store>& store,
+                                    size_t ledger_entries) {
   distributed::ConnectSpec spec;
   spec.backend = setup.backend;
   spec.store = distributed::run_scope(store, self.run_key);
@@ -23,6 +24,7 @@ distributed::RankConnection connect(const RankSetup& setup, const ThisRank& self
   spec.world_size = setup.world_size;
   spec.timeout = setup.timeout;
   if (setup.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
+  spec.ledger = std::make_shared<distributed::CollectiveLedger>(ledger_entries);
   return distributed::connect_ranks(spec);
 }
 
@@ -37,10 +39,10 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
   const auto record_failure = [&writer](const std::string& e) { record::record_failed(writer, e); };
   distributed::RankConnection connection = [&] {
     const InterruptibleWait rendezvous(prefix, record_failure);
-    return connect(setup, self, store);
+    return connect(setup, self, store, static_cast<size_t>(run.train.collective_ledger_entries));
   }();
   train::RankContext context{connection.communicator, self.local_rank, setup.local_world_size,
-                             connection.waits};
+                             connection.waits, connection.ledger};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.
   const InterruptibleWait collectives(prefix, record_failure, std::chrono::seconds(1));

@@ -11,7 +11,7 @@ namespace {
 
 // Whether the run trains on this machine's GPUs, and how many there are.
 void find_gpus(const config::RunConfig& run, RankSetup& setup) {
-  setup.cuda = run.train.get_string("device") != "cpu" && torch::cuda::is_available();
+  setup.cuda = run.train.device != "cpu" && torch::cuda::is_available();
   setup.gpus = setup.cuda ? static_cast<int>(torch::cuda::device_count()) : 0;
 }
 

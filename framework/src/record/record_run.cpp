@@ -39,10 +39,10 @@ results::RunHeader header_of(const Recording& r, const config::RunConfig& run, i
   header.experiment = r.experiment.name;
   header.config_toml = run.resolved_toml;
   header.sweep_point = sweep_point_of(run);
-  std::string device = run.train.get_string("device");
+  std::string device = run.train.device;
   if (device == "auto") device = torch::cuda::is_available() ? "cuda:0" : "cpu";
   header.environment = measure::environment(
-      device, measure::configure_threads(run.train.get_int("threads"), local_ranks), world_size);
+      device, measure::configure_threads(run.train.threads, local_ranks), world_size);
   header.environment["gpu_monitor"] = measure::gpu_monitor_status(device != "cpu");
   header.started_at = measure::utc_now();
   return header;

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "config/resolve_techniques.hpp"
+#include "config/experiment.hpp"
 #include "runner/errors.hpp"
 #include "train/technique_checks.hpp"
 
@@ -28,7 +28,7 @@ void check_local_world(const ranks::RankSetup& setup) {
 
 // The run's plan against its budget, and checkpointing against a model without layers.
 void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate, int local_ranks) {
-  if (config::techniques_of(run.train).checkpoint_layers && estimate.model.layers.empty())
+  if (run.train.techniques.checkpoint_layers && estimate.model.layers.empty())
     throw ConfigError(
         fmt::format("train.activation_checkpointing = \"layers\", but model '{}' "
                     "lists no layers{}",

@@ -64,7 +64,7 @@ class LossLog {
   // The pending steps' mean losses over the reporting ranks, in order.
   std::vector<double> reduce() {
     if (pending_.empty()) return {};
-    torch::Tensor sums = sum_over_ranks(s_, torch::stack(pending_));
+    torch::Tensor sums = sum_over_ranks(s_, torch::stack(pending_), "the losses of the last steps");
     pending_.clear();
     auto means = (sums / static_cast<double>(s_.loop.reporting_ranks)).to(torch::kCPU).contiguous();
     return std::vector<double>(means.data_ptr<double>(), means.data_ptr<double>() + means.numel());
@@ -90,6 +90,7 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
   const auto start = Clock::now();
   for (auto i = static_cast<size_t>(first_step); i < batches.size(); ++i) {
     stop_if_interrupted();
+    enter(s, distributed::RunPhase::data_loading, s.progress.global_step + 1);
     const auto step_start = Clock::now();
     Batch batch = loader.next();
     const auto loaded = Clock::now();
@@ -98,6 +99,7 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     StepResult result =
         in_plugin_code(s, "training step " + std::to_string(s.progress.global_step + 1),
                        [&] { return s.strategy->train_step(batch); });
+    enter(s, distributed::RunPhase::metrics);
     if (s.loop.reports) pass.metrics.add(result.loss, result.predictions, batch.targets, false);
     losses.add(result.loss);
     pass.skipped_steps += result.skipped ? 1 : 0;
@@ -119,7 +121,7 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     check_finite(means.back(), s, epoch);
     s.console.progress({epoch, s.loop.epochs, static_cast<int64_t>(i + 1), s.loop.steps_per_epoch,
                         means.back(), static_cast<int64_t>(i + 1) - first_step,
-                        seconds_since(start), s.run.train.get_int("batch_size")});
+                        seconds_since(start), s.run.train.batch_size});
     if (save) checkpoints.save(pass, static_cast<int64_t>(i + 1));
   }
   return pass;
@@ -128,13 +130,14 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
 PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   PassMetrics metrics(s.loading.info.num_classes, s.loading.info.task);
   const int64_t n = s.loading.dataset->size(Split::test);
-  const int64_t batch = s.run.train.get_int("test_batch_size");
+  const int64_t batch = s.run.train.test_batch_size;
   auto batches =
       batches_of(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test), batch);
   // The first batches of this rank's shard: ranks whose shards are alike stop alike.
   if (s.loop.max_eval_steps > 0 && static_cast<int64_t>(batches.size()) > s.loop.max_eval_steps)
     batches.resize(static_cast<size_t>(s.loop.max_eval_steps));
   BatchLoader loader = loader_of(s, Split::test, batches, epoch);
+  enter(s, distributed::RunPhase::evaluation);
   while (!loader.done()) {
     stop_if_interrupted();
     const auto start = Clock::now();

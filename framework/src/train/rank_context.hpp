@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "distributed/collective_ledger.hpp"
 #include "distributed/wait_clock.hpp"
 #include "runner/communicator.hpp"
 
@@ -15,6 +16,9 @@ struct RankContext {
   int local_world_size = 1;
   // The time this rank waited in its collectives; nullptr where not measured (NCCL).
   std::shared_ptr<const distributed::WaitClock> waits;
+  // The rank's collectives and what it is doing; one rank alone keeps no entries.
+  std::shared_ptr<distributed::CollectiveLedger> ledger =
+      std::make_shared<distributed::CollectiveLedger>(0);
 
   int rank() const { return communicator->rank(); }
   int world_size() const { return communicator->world_size(); }

@@ -136,6 +136,7 @@ bool RunCheckpoints::due_after_epoch(int64_t epoch) const {
 
 void RunCheckpoints::save(int64_t epoch, int64_t step_in_epoch, const TrainPass* pass,
                           const EarlierEpochs& earlier) {
+  enter(s_, distributed::RunPhase::checkpoint);
   const auto start = Clock::now();
   writer_->finish();  // the previous save, when it is still being written
   const double previous_s = seconds_since(start);

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "config/resolve_techniques.hpp"
 #include "measure/system.hpp"
 #include "plan/estimate.hpp"
+#include "train/phase_meter.hpp"
 #include "train/sampler.hpp"
 
 namespace runner::train {
@@ -33,7 +33,7 @@ int64_t local_batch_size(int64_t batch_size, int data_parallel_degree) {
 
 // Augmentation may not change the sample shape: test batches keep the dataset's.
 void set_up_loading(Session& s) {
-  const Options& train = s.run.train;
+  const config::TrainSettings& train = s.run.train;
   s.loading.augmentation = augment::Augmentation(s.run.augment);
   if (!s.loading.augmentation.empty()) {
     const auto shape = s.loading.augmentation.output_shape(s.loading.info.sample_shape);
@@ -44,9 +44,9 @@ void set_up_loading(Session& s) {
                       fmt::join(s.loading.info.sample_shape, ", "), fmt::join(shape, ", ")),
           "give random_crop a size equal to the image size, with padding");
   }
-  s.loading.num_workers = train.get_int("num_workers");
-  s.loading.prefetch = train.get_int("prefetch");
-  s.loading.pin_memory = train.get_bool("pin_memory") && s.device.is_cuda();
+  s.loading.num_workers = train.num_workers;
+  s.loading.prefetch = train.prefetch;
+  s.loading.pin_memory = train.pin_memory && s.device.is_cuda();
 }
 
 // The run's plan, recorded beside the measured peak. A model whose measuring forward fails
@@ -82,14 +82,13 @@ void start_measuring(Session& s) {
 
 // The process's side of a run: seed, threads, device and the kernels' choices.
 void set_up_device(Session& s) {
-  const Options& train = s.run.train;
+  const config::TrainSettings& train = s.run.train;
   s.seed = s.run.experiment.get_int("seed");
-  s.threads = measure::configure_threads(train.get_int("threads"), s.ranks.local_world_size);
-  s.device = measure::resolve_device(train.get_string("device"), s.ranks.local_rank);
-  if (train.get_bool("deterministic")) at::globalContext().setDeterministicAlgorithms(true, false);
-  const bool vendor_conv = train.get_string("backend_conv") == "vendor";
-  at::globalContext().setUserEnabledMkldnn(vendor_conv);
-  at::globalContext().setUserEnabledCuDNN(vendor_conv);
+  s.threads = measure::configure_threads(train.threads, s.ranks.local_world_size);
+  s.device = measure::resolve_device(train.device, s.ranks.local_rank);
+  if (train.deterministic) at::globalContext().setDeterministicAlgorithms(true, false);
+  at::globalContext().setUserEnabledMkldnn(train.vendor_conv);
+  at::globalContext().setUserEnabledCuDNN(train.vendor_conv);
   torch::manual_seed(static_cast<uint64_t>(s.seed));
 }
 
@@ -107,7 +106,7 @@ void bound_kept_blocks_by_plan(Session& s) {
 // The run planned, the model built on the CPU and measured, then placed by the strategy.
 void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry) {
   s.ops = std::make_unique<plugin_host::RegistryOpLibrary>(registry, s.run.ops);
-  s.techniques = config::techniques_of(s.run.train);
+  s.techniques = s.run.train.techniques;
   s.measures.plan = plan_or_none(s, registry).plan;
   bound_kept_blocks_by_plan(s);
   auto make_model = [&s, &registry] {
@@ -122,9 +121,14 @@ void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry
                       component_text(registry, Kind::model, s.run.model.name) + ", " +
                       component_text(registry, Kind::strategy, s.run.strategy.name);
   s.measures.meter = std::make_shared<measure::HostStepMeter>(s.device);
-  StrategyContext context{
-      s.model, s.device,         s.techniques,         optimizer_factory(s.run.optimizer),
-      s.seed,  s.measures.meter, s.ranks.communicator, make_model};
+  StrategyContext context{s.model,
+                          s.device,
+                          s.techniques,
+                          optimizer_factory(s.run.optimizer),
+                          s.seed,
+                          std::make_shared<PhaseMeter>(s.measures.meter, s.ranks.ledger),
+                          s.ranks.communicator,
+                          make_model};
   if (TensorSplitter split = registry.tensor_splitter(s.run.model))
     context.split_tensor_parallel = [model = s.model, split](std::shared_ptr<Communicator> group) {
       return split(*model, std::move(group));
@@ -134,44 +138,53 @@ void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry
 
 // The epochs' shape, once the strategy says how the batch and the samples divide.
 void set_up_loop(Session& s) {
-  const Options& train = s.run.train;
+  const config::TrainSettings& train = s.run.train;
   Loop& loop = s.loop;
-  loop.epochs = train.get_int("epochs");
-  loop.batch_size = local_batch_size(train.get_int("batch_size"),
-                                     s.strategy->data_parallel_degree(s.ranks.world_size()));
+  loop.epochs = train.epochs;
+  loop.batch_size =
+      local_batch_size(train.batch_size, s.strategy->data_parallel_degree(s.ranks.world_size()));
   loop.reports = s.strategy->reports_metrics();
   const auto reporting = torch::tensor(loop.reports ? 1.0 : 0.0, torch::kFloat64);
-  loop.reporting_ranks = static_cast<int>(sum_over_ranks(s, reporting).item<double>());
+  loop.reporting_ranks = static_cast<int>(
+      sum_over_ranks(s, reporting, "the ranks that report metrics").item<double>());
   if (loop.reporting_ranks < 1)
     throw PluginError("no rank of strategy '" + s.run.strategy.name + "' reports metrics",
                       s.step_components);
-  loop.log_every = train.get_int("log_every");
+  loop.log_every = train.log_every;
   const auto samples = torch::arange(s.loading.dataset->size(Split::train));
   const int64_t shard_size = s.strategy->shard_samples(samples, Split::train).size(0);
   loop.steps_per_epoch = (shard_size + loop.batch_size - 1) / loop.batch_size;
-  if (train.get_int("max_steps_per_epoch") > 0)
-    loop.steps_per_epoch = std::min(loop.steps_per_epoch, train.get_int("max_steps_per_epoch"));
-  loop.max_eval_steps = train.get_int("max_eval_steps");
+  if (train.max_steps_per_epoch > 0)
+    loop.steps_per_epoch = std::min(loop.steps_per_epoch, train.max_steps_per_epoch);
+  loop.max_eval_steps = train.max_eval_steps;
   loop.schedule = std::make_unique<LearningRateSchedule>(
       s.run.schedule, s.run.optimizer.get_double("lr"), loop.steps_per_epoch, loop.epochs);
 }
 
 }  // namespace
 
-torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t) {
+void enter(const Session& s, distributed::RunPhase phase) { s.ranks.ledger->enter(phase); }
+
+void enter(const Session& s, distributed::RunPhase phase, int64_t step) {
+  s.ranks.ledger->enter(phase, step);
+}
+
+torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t, const std::string& words) {
   torch::Tensor sum = t.to(s.device).contiguous();
+  s.ranks.communicator->describe_next(words);
   s.ranks.communicator->all_reduce_sum({sum});
   return sum;
 }
 
 void sum_over_ranks(const Session& s, PassMetrics& metrics) {
-  if (s.ranks.world_size() > 1) metrics.unpack(sum_over_ranks(s, metrics.pack(s.device)));
+  if (s.ranks.world_size() > 1)
+    metrics.unpack(sum_over_ranks(s, metrics.pack(s.device), "the pass's metrics"));
 }
 
 std::vector<double> per_rank(const Session& s, double value) {
   auto values = torch::zeros({s.ranks.world_size()}, torch::kFloat64);
   values[s.ranks.rank()] = value;
-  auto all = sum_over_ranks(s, values).to(torch::kCPU).contiguous();
+  auto all = sum_over_ranks(s, values, "a measure of each rank").to(torch::kCPU).contiguous();
   return std::vector<double>(all.data_ptr<double>(), all.data_ptr<double>() + all.numel());
 }
 

@@ -92,8 +92,13 @@ auto in_plugin_code(const Session& s, const std::string& what, F&& f) {
 // Builds every component of the run on this rank, the strategy set up.
 void build_session(Session& s, const plugin_host::Registry& registry);
 
+// What the rank does from now on, for a report of a failed or hung run; `step` from 1.
+void enter(const Session& s, distributed::RunPhase phase);
+void enter(const Session& s, distributed::RunPhase phase, int64_t step);
+
 // `t` summed over the ranks (itself on one rank), on the run's device: NCCL takes no other.
-torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t);
+// `words`: what the sum is for, in the rank's ledger.
+torch::Tensor sum_over_ranks(const Session& s, const torch::Tensor& t, const std::string& words);
 // A pass's sums over the ranks.
 void sum_over_ranks(const Session& s, PassMetrics& metrics);
 // (world_size) each rank's `value`, on every rank.

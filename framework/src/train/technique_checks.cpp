@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include "config/resolve_techniques.hpp"
+#include "config/experiment.hpp"
 
 namespace runner::train {
 namespace {
@@ -15,8 +15,8 @@ std::string run_suffix(const config::RunConfig& run) {
 }
 
 void check_micro_batches(const config::RunConfig& run, int replicas) {
-  const int64_t batch = run.train.get_int("batch_size");
-  const int64_t micro = config::techniques_of(run.train).micro_batches;
+  const int64_t batch = run.train.batch_size;
+  const int64_t micro = run.train.techniques.micro_batches;
   const int64_t per_replica = batch / replicas;
   if (per_replica % micro == 0) return;
   const int64_t unit = static_cast<int64_t>(replicas) * micro;
@@ -32,7 +32,7 @@ void check_micro_batches(const config::RunConfig& run, int replicas) {
 }
 
 bool runs_on_cpu(const config::RunConfig& run) {
-  const std::string device = run.train.get_string("device");
+  const std::string device = run.train.device;
   return device == "cpu" || (device == "auto" && !torch::cuda::is_available());
 }
 
@@ -40,7 +40,7 @@ bool runs_on_cpu(const config::RunConfig& run) {
 
 void check_techniques(const config::RunConfig& run, int replicas) {
   check_micro_batches(run, replicas);
-  if (config::techniques_of(run.train).precision == Precision::fp16 && runs_on_cpu(run))
+  if (run.train.techniques.precision == Precision::fp16 && runs_on_cpu(run))
     throw ConfigError(
         "train.precision = \"fp16\" needs a CUDA device, and this run is on the CPU" +
             run_suffix(run),
@@ -49,7 +49,7 @@ void check_techniques(const config::RunConfig& run, int replicas) {
 }
 
 void check_batch_divides(const config::RunConfig& run, int world_size) {
-  const int64_t batch = run.train.get_int("batch_size");
+  const int64_t batch = run.train.batch_size;
   if (batch % world_size == 0) return;
   throw ConfigError(fmt::format("train.batch_size = {} does not divide among {} ranks{}", batch,
                                 world_size, run_suffix(run)),

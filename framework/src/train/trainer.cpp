@@ -24,6 +24,7 @@ results::EpochRecord run_epoch(Session& s, int64_t epoch, TrainPass pass, int64_
   s.model->eval();
   double test_wait_s = 0;
   PassMetrics test = test_epoch(s, epoch, test_wait_s);
+  enter(s, distributed::RunPhase::metrics);
   sum_over_ranks(s, test);
   s.progress.last_per_class = test.per_class_accuracy();
   results::EpochRecord record;
@@ -58,7 +59,7 @@ results::Summary summarize(const Session& s, const EarlierEpochs& epochs, double
   summary.final_test_accuracy = epochs.last->test_accuracy;
   summary.class_names = s.loading.info.class_names;
   summary.per_class_accuracy = std::move(per_class);
-  s.measures.summarize(summary, s.techniques, s.run.train.get_double("peak_tflops"));
+  s.measures.summarize(summary, s.techniques, s.run.train.peak_tflops);
   return summary;
 }
 
@@ -103,6 +104,7 @@ results::Summary train_run(const config::RunConfig& run, const plugin_host::Regi
     console.epoch_done(*done.last, s.loop.epochs, s.loading.info.task);
     if (checkpoints.due_after_epoch(epoch)) checkpoints.save(epoch + 1, 0, nullptr, so_far());
   }
+  enter(s, distributed::RunPhase::finishing);
   checkpoints.finish();
   const double total_s = elapsed_before + seconds_since(start);  // training's, not the save's
   if (checkpoints.save_final_weights()) writer.record_checkpoints(checkpoint_settings.run_folder);

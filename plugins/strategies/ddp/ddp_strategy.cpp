@@ -46,6 +46,7 @@ void DdpStrategy::sync_buffers_before_forward() {
   if (options_.buffers != "broadcast" || buffers_.empty()) return;
   std::vector<torch::Tensor> state;
   for (const auto& b : buffers_) state.push_back(b.detach());
+  communicator_->describe_next("ddp broadcasts rank 0's buffers");
   communicator_->broadcast(state, 0);
 }
 
@@ -58,6 +59,7 @@ void DdpStrategy::average_buffers_after_step() {
   for (const auto& b : buffers_) {
     if (!b.is_floating_point()) continue;
     torch::Tensor buffer = b.detach();
+    communicator_->describe_next("ddp averages a buffer");
     communicator_->all_reduce_sum({buffer});
     buffer.div_(communicator_->world_size());
   }

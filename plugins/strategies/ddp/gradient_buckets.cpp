@@ -82,6 +82,9 @@ void GradientBuckets::start(Bucket& bucket) {
   // Divided before the sum, as torch DDP does: the sum of averages cannot overflow where the
   // sum of the gradients would.
   bucket.flat.div_(communicator_->world_size());
+  const size_t number = static_cast<size_t>(&bucket - buckets_.data()) + 1;
+  communicator_->describe_next("ddp bucket " + std::to_string(number) + " of " +
+                               std::to_string(buckets_.size()));
   bucket.reduction = communicator_->start_all_reduce_sum({bucket.flat});
 }
 

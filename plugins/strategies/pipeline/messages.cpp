@@ -20,14 +20,17 @@ torch::Tensor header_of(const torch::Tensor& tensor) {
 
 }  // namespace
 
-void Messages::send(const torch::Tensor& tensor, int to) {
+void Messages::send(const torch::Tensor& tensor, int to, const std::string& words) {
   torch::Tensor data = tensor.detach().contiguous();
+  pipeline_->describe_next("pipeline sends the shape of " + words);
   sends_.push_back(pipeline_->start_send(header_of(data).to(device_), to));
+  pipeline_->describe_next("pipeline sends " + words);
   sends_.push_back(pipeline_->start_send(data, to));
 }
 
-torch::Tensor Messages::receive(int from) {
+torch::Tensor Messages::receive(int from, const std::string& words) {
   torch::Tensor header = torch::empty({kMostDimensions + 2}, torch::kInt64).to(device_);
+  pipeline_->describe_next("pipeline receives the shape of " + words);
   pipeline_->receive(header, from);
   header = header.cpu();
   std::vector<int64_t> sizes;
@@ -35,6 +38,7 @@ torch::Tensor Messages::receive(int from) {
     sizes.push_back(header[d + 1].item<int64_t>());
   const auto type = static_cast<c10::ScalarType>(header[kMostDimensions + 1].item<int64_t>());
   torch::Tensor data = torch::empty(sizes, torch::TensorOptions().dtype(type).device(device_));
+  pipeline_->describe_next("pipeline receives " + words);
   pipeline_->receive(data, from);
   return data;
 }

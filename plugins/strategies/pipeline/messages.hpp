@@ -15,9 +15,10 @@ class Messages {
   Messages(std::shared_ptr<Communicator> pipeline, torch::Device device)
       : pipeline_(std::move(pipeline)), device_(device) {}
 
-  void send(const torch::Tensor& tensor, int to);
-  torch::Tensor receive(int from);  // blocks until it has arrived
-  void wait_for_sends();            // before the tensors sent may change
+  // `words`: what the message is, for the rank's ledger ("micro-batch 2's activations").
+  void send(const torch::Tensor& tensor, int to, const std::string& words);
+  torch::Tensor receive(int from, const std::string& words);  // blocks until it has arrived
+  void wait_for_sends();                                      // before the tensors sent may change
 
  private:
   std::shared_ptr<Communicator> pipeline_;

@@ -17,6 +17,15 @@ using Impl = const void*;
 
 Impl impl(const torch::Tensor& t) { return t.unsafeGetTensorImpl(); }
 
+// What a message between stages is, in the rank's ledger.
+const std::string kEvaluation = "a test batch's activations";
+std::string activations_of(int micro) {
+  return "micro-batch " + std::to_string(micro + 1) + "'s activations";
+}
+std::string gradients_of(int micro) {
+  return "micro-batch " + std::to_string(micro + 1) + "'s input gradients";
+}
+
 LayerWeights weights_of(const std::vector<std::shared_ptr<Layer>>& layers) {
   LayerWeights weights;
   for (const auto& layer : layers) {
@@ -186,9 +195,9 @@ torch::Tensor PipelineStrategy::run_layers(const torch::Tensor& x, bool checkpoi
 }
 
 // A training step's receive: the time it waited is the stage's share of the bubble.
-torch::Tensor PipelineStrategy::timed_receive(int from) {
+torch::Tensor PipelineStrategy::timed_receive(int from, const std::string& words) {
   const auto start = std::chrono::steady_clock::now();
-  torch::Tensor received = messages_->receive(from);
+  torch::Tensor received = messages_->receive(from, words);
   meter_->waited(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return received;
 }
@@ -197,7 +206,7 @@ void PipelineStrategy::forward(int micro, const std::vector<MicroBatch>& micro_b
                                StepResult& result, std::vector<torch::Tensor>& predictions) {
   const MicroBatch& mb = micro_batches[static_cast<size_t>(micro)];
   InFlight& slot = in_flight_[static_cast<size_t>(micro)];
-  slot.input = first_stage() ? mb.batch.inputs : timed_receive(stage_ - 1);
+  slot.input = first_stage() ? mb.batch.inputs : timed_receive(stage_ - 1, activations_of(micro));
   if (slot.input.is_floating_point()) slot.input.requires_grad_(true);
   meter_->forward_begins();
   {
@@ -214,7 +223,7 @@ void PipelineStrategy::forward(int micro, const std::vector<MicroBatch>& micro_b
     }
   }
   meter_->forward_ends();
-  if (!last_stage()) messages_->send(slot.output, stage_ + 1);
+  if (!last_stage()) messages_->send(slot.output, stage_ + 1, activations_of(micro));
 }
 
 void PipelineStrategy::backward(int micro) {
@@ -222,13 +231,14 @@ void PipelineStrategy::backward(int micro) {
   if (last_stage()) {
     step_->loss_for_backward(slot.output).backward();
   } else {
-    const torch::Tensor grad = timed_receive(stage_ + 1);
+    const torch::Tensor grad = timed_receive(stage_ + 1, gradients_of(micro));
     torch::autograd::backward({slot.output}, {grad});
   }
   meter_->backward_ends();
   if (!first_stage()) {
     const torch::Tensor& grad = slot.input.grad();
-    messages_->send(grad.defined() ? grad : torch::zeros_like(slot.input), stage_ - 1);
+    messages_->send(grad.defined() ? grad : torch::zeros_like(slot.input), stage_ - 1,
+                    gradients_of(micro));
   }
   slot = InFlight{};
 }
@@ -265,7 +275,10 @@ StepResult PipelineStrategy::train_step(const Batch& batch) {
   // Clipping's squares and fp16's overflow flags: over the stages, and the replicas' parts.
   const bool sharded = options_.zero_stage == 1 && replicas_;  // alike on every rank
   Communicator* holders = sharded ? world_.get() : pipeline_.get();
-  step_->apply(*optimizer_, result, [holders](torch::Tensor& t) { holders->all_reduce_sum({t}); });
+  step_->apply(*optimizer_, result, [holders](torch::Tensor& t) {
+    holders->describe_next("pipeline sums the gradients' norms or overflows");
+    holders->all_reduce_sum({t});
+  });
   share_updates();
   share_tied_weights();
   return result;
@@ -276,6 +289,7 @@ void PipelineStrategy::reduce_gradients() {
   for (auto& t : tied_) {
     torch::Tensor& grad = t.weight.mutable_grad();
     if (!grad.defined()) grad = torch::zeros_like(t.weight);
+    t.group->describe_next("pipeline sums a tied weight's gradient");
     t.group->all_reduce_sum({grad});
   }
   if (!replicas_) return;
@@ -289,6 +303,7 @@ void PipelineStrategy::reduce_gradients() {
     if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
     grads.push_back(p.mutable_grad().div_(pipelines_));
   }
+  replicas_->describe_next("pipeline averages a stage's gradients over the replicas");
   replicas_->all_reduce_sum(grads);
 }
 
@@ -303,12 +318,15 @@ void PipelineStrategy::share_updates() {
 // The owner stepped a tied weight: the other readers take its new value.
 void PipelineStrategy::share_tied_weights() {
   torch::NoGradGuard no_grad;
-  for (auto& t : tied_) t.group->broadcast({t.weight.detach()}, t.owner);
+  for (auto& t : tied_) {
+    t.group->describe_next("pipeline shares a tied weight's update");
+    t.group->broadcast({t.weight.detach()}, t.owner);
+  }
 }
 
 StepResult PipelineStrategy::eval_step(const Batch& batch) {
   c10::InferenceMode inference;
-  torch::Tensor x = first_stage() ? batch.inputs : messages_->receive(stage_ - 1);
+  torch::Tensor x = first_stage() ? batch.inputs : messages_->receive(stage_ - 1, kEvaluation);
   torch::Tensor output;
   {
     compat::AutocastScope autocast(device_.type(), step_->autocast());
@@ -316,7 +334,7 @@ StepResult PipelineStrategy::eval_step(const Batch& batch) {
   }
   StepResult result;
   if (!last_stage()) {
-    messages_->send(output, stage_ + 1);
+    messages_->send(output, stage_ + 1, kEvaluation);
     messages_->wait_for_sends();
     result.loss = torch::zeros({}, torch::kFloat);
     return result;

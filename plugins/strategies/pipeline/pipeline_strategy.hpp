@@ -65,7 +65,7 @@ class PipelineStrategy : public Strategy {
   void tie_weights();
   void place_layers(torch::Device device);
   torch::Tensor run_layers(const torch::Tensor& x, bool checkpoint) const;
-  torch::Tensor timed_receive(int from);
+  torch::Tensor timed_receive(int from, const std::string& words);
   void forward(int micro, const std::vector<MicroBatch>& micro_batches, StepResult& result,
                std::vector<torch::Tensor>& predictions);
   void backward(int micro);

@@ -15,6 +15,7 @@ void broadcast_from_rank_zero(Model& model, Communicator& ranks) {
   std::vector<torch::Tensor> state;
   for (const auto& p : model.parameters()) state.push_back(p.detach());
   for (const auto& b : model.buffers()) state.push_back(b.detach());
+  ranks.describe_next("rank 0's parameters and buffers to every rank");
   ranks.broadcast(state, 0);
 }
 

@@ -76,7 +76,13 @@ void ShardedUnit::point_parameters_into(const torch::Tensor& flat) {
     parameters_[i].set_data(flat.narrow(0, offsets_[i], numels_[i]).view(shapes_[i]));
 }
 
+void ShardedUnit::describe(const char* what) const {
+  communicator_->describe_next("zero-" + std::to_string(static_cast<int>(stage_)) + " " + what +
+                               " " + name_);
+}
+
 std::unique_ptr<PendingCollective> ShardedUnit::start_sharing_updates() {
+  describe("shares the updates of");
   return communicator_->start_all_gather(flat_, master_);
 }
 
@@ -84,6 +90,7 @@ void ShardedUnit::start_gather() {
   if (gathered_ || gathering_) return;
   OrdinaryTensors ordinary;
   flat_ = torch::empty({part_ * communicator_->world_size()}, master_.options());
+  describe("gathers");
   gathering_ = communicator_->start_all_gather(flat_, master_);
 }
 
@@ -132,6 +139,7 @@ void ShardedUnit::take_missing_gradients() {
 // sum of the gradients would.
 void ShardedUnit::start_reduction() {
   const int world = communicator_->world_size();
+  describe("reduces the gradients of");
   if (stage_ == ZeroStage::optimizer_state) {
     flat_gradients_.div_(world);
     reduction_ = communicator_->start_reduce_scatter_sum(part_of(flat_gradients_), flat_gradients_);
@@ -184,6 +192,8 @@ std::vector<std::unique_ptr<ShardedUnit>> bucketed_units(
     bytes += size;
   }
   close();
+  for (size_t k = 0; k < units.size(); ++k)
+    units[k]->set_name("bucket " + std::to_string(k + 1) + " of " + std::to_string(units.size()));
   return units;
 }
 

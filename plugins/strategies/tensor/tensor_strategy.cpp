@@ -103,6 +103,7 @@ void TensorStrategy::average_over_replicas() {
     grads.push_back(p.grad().flatten());
   }
   torch::Tensor flat = torch::cat(grads);
+  replicas_->describe_next("tensor averages the gradients over the replicas");
   replicas_->all_reduce_sum({flat});
   flat.div_(replica_count_);
   int64_t offset = 0;
@@ -116,7 +117,10 @@ StepResult TensorStrategy::train_step(const Batch& batch) {
   StepResult result = step_->accumulate(batch);
   average_over_replicas();
   // The split gradients' squares (clipping) and overflow counts (fp16) summed over the group.
-  const SumOverShards over_group = [this](torch::Tensor& t) { group_->all_reduce_sum({t}); };
+  const SumOverShards over_group = [this](torch::Tensor& t) {
+    group_->describe_next("tensor sums the split gradients' norms or overflows");
+    group_->all_reduce_sum({t});
+  };
   step_->apply(*optimizer_, result, over_group);
   return result;
 }

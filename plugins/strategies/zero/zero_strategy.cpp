@@ -122,11 +122,15 @@ void ZeroStrategy::make_layer_units(const std::vector<torch::Tensor>& parameters
     for (const auto& p : fresh) unit_of[p.unsafeGetTensorImpl()] = units_.back().get();
     return units_.back().get();
   };
-  for (const auto& layer : model_->layers()) add_unit(layer->parameters());
+  const auto& layers = model_->layers();
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (ShardedUnit* unit = add_unit(layers[i]->parameters()))
+      unit->set_name("layer " + std::to_string(i + 1) + " of " + std::to_string(layers.size()));
   std::vector<ShardedUnit*> pinned;
-  if (!model_->layers().empty())
-    if (ShardedUnit* rest = add_unit(parameters)) pinned.push_back(rest);
-  if (model_->layers().empty()) add_unit(parameters);
+  if (ShardedUnit* rest = add_unit(parameters)) {
+    rest->set_name(layers.empty() ? "the model" : "the parameters outside the layers");
+    if (!layers.empty()) pinned.push_back(rest);
+  }
   auto steps = gathering_steps(*model_, [&unit_of](const torch::Tensor& p) -> ShardedUnit* {
     auto found = unit_of.find(p.unsafeGetTensorImpl());
     return found == unit_of.end() ? nullptr : found->second;

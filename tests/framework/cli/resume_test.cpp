@@ -434,7 +434,8 @@ TEST(Resume, TheCheckpointOfACompletedRunIsRefusedWithTheReason) {
 
 // The id a run had in files written while ids covered [experiment] results, table and
 // description: the top 48 bits of the 64-bit FNV-1a hash of its resolved config without
-// [checkpoint] (the first table), [experiment] tensorboard and [train] max_eval_steps at 0.
+// [checkpoint] (the first table), [experiment] tensorboard, and [train] max_eval_steps at 0 and
+// collective_ledger at 4096.
 std::string earlier_id_of(std::string config_toml) {
   const size_t checkpoint = config_toml.find("[checkpoint]\n");
   EXPECT_EQ(checkpoint, 0u) << config_toml;
@@ -442,10 +443,12 @@ std::string earlier_id_of(std::string config_toml) {
   const size_t tensorboard = config_toml.find("\ntensorboard = ");
   EXPECT_NE(tensorboard, std::string::npos) << config_toml;
   config_toml.erase(tensorboard + 1, config_toml.find('\n', tensorboard + 1) - tensorboard);
-  // Nor [train] max_eval_steps at 0, a key those files did not have.
-  const size_t eval_steps = config_toml.find("\nmax_eval_steps = 0\n");
-  EXPECT_NE(eval_steps, std::string::npos) << config_toml;
-  config_toml.erase(eval_steps + 1, std::string("max_eval_steps = 0\n").size());
+  // Nor the [train] keys those files did not have, at their defaults.
+  for (const std::string line : {"max_eval_steps = 0\n", "collective_ledger = 4096\n"}) {
+    const size_t at = config_toml.find("\n" + line);
+    EXPECT_NE(at, std::string::npos) << config_toml;
+    config_toml.erase(at + 1, line.size());
+  }
   uint64_t hash = 0xcbf29ce484222325ull;
   for (unsigned char c : config_toml) hash = (hash ^ c) * 0x100000001b3ull;
   char hex[13];

@@ -64,6 +64,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
                                                               "max_steps_per_epoch",
                                                               "max_eval_steps",
                                                               "deterministic",
+                                                              "collective_ledger",
                                                               "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",

@@ -47,8 +47,8 @@ TEST_F(LoadExperiment, ReadsTheFileAndNamesTheExperimentAfterIt) {
   EXPECT_EQ(e.name, "quickstart");
   EXPECT_EQ(e.file, path);
   ASSERT_EQ(e.runs.size(), 1u);
-  EXPECT_EQ(e.runs[0].train.get_int("epochs"), 2);
-  EXPECT_EQ(e.runs[0].train.get_int("batch_size"), 32);
+  EXPECT_EQ(e.runs[0].train.epochs, 2);
+  EXPECT_EQ(e.runs[0].train.batch_size, 32);
   EXPECT_EQ(e.runs[0].id, load_experiment(path, {"train.batch_size=32"}, schemas_).runs[0].id);
 }
 

@@ -18,10 +18,10 @@ RunConfig run_with(const std::vector<std::string>& overrides, const std::string&
 TEST(ConfigOverrides, ValuesAreTypedByTheSchema) {
   const RunConfig run = run_with({"train.batch_size=128", "optimizer.lr=1",
                                   "train.deterministic=true", "optimizer.betas=[0.9, 0.99]"});
-  EXPECT_EQ(run.train.get_int("batch_size"), 128);
+  EXPECT_EQ(run.train.batch_size, 128);
   EXPECT_TRUE(std::holds_alternative<double>(run.optimizer.get("lr")));
   EXPECT_EQ(run.optimizer.get_double("lr"), 1.0);
-  EXPECT_TRUE(run.train.get_bool("deterministic"));
+  EXPECT_TRUE(run.train.deterministic);
   EXPECT_EQ(run.optimizer.get_doubles("betas"), (std::vector<double>{0.9, 0.99}));
 }
 
@@ -36,15 +36,15 @@ TEST(ConfigOverrides, ReplaceTheFilesValueOrAddAKeyItLacks) {
   const RunConfig run =
       run_with({"model.activation=tanh", "train.epochs=3"}, "activation = \"relu\"\n");
   EXPECT_EQ(run.model.options.get_string("activation"), "tanh");
-  EXPECT_EQ(run.train.get_int("epochs"), 3);
+  EXPECT_EQ(run.train.epochs, 3);
 }
 
 TEST(ConfigOverrides, TheLastOfTheSameKeyWins) {
-  EXPECT_EQ(run_with({"train.epochs=3", "train.epochs=5"}).train.get_int("epochs"), 5);
+  EXPECT_EQ(run_with({"train.epochs=3", "train.epochs=5"}).train.epochs, 5);
 }
 
 TEST(ConfigOverrides, SpacesAroundKeyAndValueAreIgnored) {
-  EXPECT_EQ(run_with({" train.epochs = 4 "}).train.get_int("epochs"), 4);
+  EXPECT_EQ(run_with({" train.epochs = 4 "}).train.epochs, 4);
 }
 
 TEST(ConfigOverrides, AnOpOverrideConfiguresTheOp) {
@@ -118,7 +118,7 @@ TEST(ConfigOverrides, ApplyToEveryRunOfASweep) {
   const Experiment e =
       parse(kMinimal + "[sweep]\n\"optimizer.lr\" = [0.1, 0.01]\n", {"train.epochs=7"});
   ASSERT_EQ(e.runs.size(), 2u);
-  for (const auto& run : e.runs) EXPECT_EQ(run.train.get_int("epochs"), 7);
+  for (const auto& run : e.runs) EXPECT_EQ(run.train.epochs, 7);
 }
 
 TEST(ConfigOverrides, OverridingASweptKeyIsAnError) {

@@ -22,10 +22,10 @@ TEST(ConfigParse, MinimalFileGivesOneRunWithEveryDefault) {
   const RunConfig& run = e.runs[0];
   EXPECT_EQ(run.label, "");
   EXPECT_TRUE(run.sweep_point.empty());
-  EXPECT_EQ(run.train.get_int("epochs"), 1);
-  EXPECT_EQ(run.train.get_int("batch_size"), 64);
-  EXPECT_EQ(run.train.get_string("device"), "cpu");
-  EXPECT_FALSE(run.train.get_bool("deterministic"));
+  EXPECT_EQ(run.train.epochs, 1);
+  EXPECT_EQ(run.train.batch_size, 64);
+  EXPECT_EQ(run.train.device, "cpu");
+  EXPECT_FALSE(run.train.deterministic);
   EXPECT_EQ(run.optimizer.get_string("name"), "adam");
   EXPECT_EQ(run.optimizer.get_doubles("betas"), (std::vector<double>{0.9, 0.999}));
   EXPECT_EQ(run.schedule.get_string("name"), "constant");
@@ -44,7 +44,7 @@ TEST(ConfigParse, MinimalFileGivesOneRunWithEveryDefault) {
 
 TEST(ConfigParse, EveryOptionsKnowsItsSection) {
   const RunConfig run = parse(kMinimal + "[ops.gelu]\n").runs[0];
-  EXPECT_EQ(run.train.section(), "train");
+  EXPECT_EQ(run.train.keys.section(), "train");
   EXPECT_EQ(run.model.options.section(), "model");
   EXPECT_EQ(run.ops.at("gelu").section(), "ops.gelu");
 }
@@ -55,9 +55,9 @@ TEST(ConfigParse, GivenValuesReplaceDefaults) {
                               "[optimizer]\nname = \"sgd\"\nmomentum = 0.9\n"
                               "[experiment]\nplugin_path = [\"/opt/plugins\"]\n")
                             .runs[0];
-  EXPECT_EQ(run.train.get_int("epochs"), 3);
-  EXPECT_EQ(run.train.get_string("device"), "auto");
-  EXPECT_TRUE(run.train.get_bool("deterministic"));
+  EXPECT_EQ(run.train.epochs, 3);
+  EXPECT_EQ(run.train.device, "auto");
+  EXPECT_TRUE(run.train.deterministic);
   EXPECT_EQ(run.optimizer.get_string("name"), "sgd");
   EXPECT_DOUBLE_EQ(run.optimizer.get_double("momentum"), 0.9);
   EXPECT_EQ(run.experiment.get_strings("plugin_path"), (std::vector<std::string>{"/opt/plugins"}));

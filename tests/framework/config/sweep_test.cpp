@@ -26,7 +26,7 @@ TEST(ConfigSweep, TheProductVariesTheFirstKeySlowest) {
             (std::vector<std::string>{
                 "train.batch_size=32 optimizer.lr=0.1", "train.batch_size=32 optimizer.lr=0.01",
                 "train.batch_size=64 optimizer.lr=0.1", "train.batch_size=64 optimizer.lr=0.01"}));
-  EXPECT_EQ(e.runs[2].train.get_int("batch_size"), 64);
+  EXPECT_EQ(e.runs[2].train.batch_size, 64);
   EXPECT_EQ(e.runs[2].optimizer.get_double("lr"), 0.1);
   ASSERT_EQ(e.runs[3].sweep_point.size(), 2u);
   EXPECT_EQ(e.runs[3].sweep_point[0].first, "train.batch_size");

@@ -105,10 +105,9 @@ TEST(ConfigValidate, TrainThreadsHasACeiling) {
   const KeySpec& threads = *train_schema().find("threads");
   ASSERT_TRUE(threads.max.has_value());
   const int64_t ceiling = static_cast<int64_t>(*threads.max);
-  EXPECT_EQ(parse(kMinimal, {"train.threads=" + std::to_string(ceiling)})
-                .runs.front()
-                .train.get_int("threads"),
-            ceiling);
+  EXPECT_EQ(
+      parse(kMinimal, {"train.threads=" + std::to_string(ceiling)}).runs.front().train.threads,
+      ceiling);
   const std::string above = std::to_string(ceiling + 1);
   ConfigError e = parse_error(kMinimal, {"train.threads=" + above});
   EXPECT_TRUE(Contains(e.what(), "train.threads = " + above +

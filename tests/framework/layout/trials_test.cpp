@@ -60,13 +60,12 @@ TEST(Trials, TheTrialsFileIsOneRunPerLayoutOfAFewSteps) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const Layout& l = candidates[i].layout;
     EXPECT_EQ(runs[i].strategy.name, l.strategy) << l.label();
-    EXPECT_EQ(runs[i].train.get_int("micro_batches"), l.micro_batches) << l.label();
-    EXPECT_EQ(runs[i].train.get_string("precision"), precision_name(l.precision));
-    EXPECT_EQ(runs[i].train.get_string("activation_checkpointing"),
-              l.checkpoint_layers ? "layers" : "none");
-    EXPECT_EQ(runs[i].train.get_int("epochs"), 1);
-    EXPECT_EQ(runs[i].train.get_int("max_steps_per_epoch"), 3);
-    EXPECT_EQ(runs[i].train.get_int("log_every"), 1);
+    EXPECT_EQ(runs[i].train.techniques.micro_batches, l.micro_batches) << l.label();
+    EXPECT_EQ(runs[i].train.techniques.precision, l.precision);
+    EXPECT_EQ(runs[i].train.techniques.checkpoint_layers, l.checkpoint_layers);
+    EXPECT_EQ(runs[i].train.epochs, 1);
+    EXPECT_EQ(runs[i].train.max_steps_per_epoch, 3);
+    EXPECT_EQ(runs[i].train.log_every, 1);
     EXPECT_EQ(runs[i].checkpoint.get_int("every_steps"), 0);
     EXPECT_FALSE(runs[i].checkpoint.get_bool("final_weights")) << "trials keep no weights";
     // The file's backend and timeout stay with every strategy that has them.

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
+#include "config/experiment.hpp"
 #include "config/load_experiment.hpp"
-#include "config/resolve_techniques.hpp"
 #include "train/technique_checks.hpp"
 #include "train/trainer.hpp"
 
@@ -171,7 +171,7 @@ TEST(Techniques, KeysBecomeTheStrategysTechniques) {
                                     "micro_batches = 2\nprecision = \"bf16\"\n"
                                     "activation_checkpointing = \"layers\"\ngrad_clip_norm = 1.5\n"
                                     "loss_scale = 256.0\nloss_scale_growth_interval = 10\n"));
-  const Techniques t = config::techniques_of(run.train);
+  const Techniques t = run.train.techniques;
   EXPECT_EQ(t.micro_batches, 2);
   EXPECT_EQ(t.precision, Precision::bf16);
   EXPECT_TRUE(t.checkpoint_layers);

@@ -10,6 +10,8 @@
 #include <runner/strategies/state_pieces.hpp>
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace runner::strategies {
@@ -24,6 +26,8 @@ class ShardedUnit {
               ZeroStage stage);
 
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+  // What the unit is in a collective's words ("bucket 2 of 7", "layer 12").
+  void set_name(std::string name) { name_ = std::move(name); }
   int64_t part_numel() const { return part_; }
   // This rank's part, fp32, a leaf: what the optimizer steps; its .grad is the part of the
   // gradients' mean over the ranks once reduce_gradients() finished.
@@ -61,6 +65,8 @@ class ShardedUnit {
 
  private:
   void point_parameters_into(const torch::Tensor& flat);
+  // "zero-3 gathers layer 12": the next collective's words.
+  void describe(const char* what) const;
   torch::Tensor part_of(const torch::Tensor& flat) const;
   torch::Tensor zeros_like_flat() const;
 
@@ -70,6 +76,7 @@ class ShardedUnit {
   std::vector<int64_t> numels_;
   std::shared_ptr<Communicator> communicator_;
   ZeroStage stage_;
+  std::string name_ = "a unit";
   int64_t part_ = 0;  // elements per rank
 
   torch::Tensor flat_;    // stages 1 and 2: every value; stage 3: only while gathered
