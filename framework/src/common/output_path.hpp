@@ -86,11 +86,12 @@ inline void refuse_an_input(const OutputFile& target) {
   }
 }
 
-// What an existing regular file is when it is not the command's own kind, in words.
-inline std::string kind_of_existing(const std::string& path) {
+// What an existing regular file is when it belongs to something else than the command: a
+// results file or a checkpoint's file, whatever else it may look like.
+inline std::optional<std::string> foreign_kind(const std::string& path) {
   if (has_hdf5_signature(path)) return "a results file (HDF5)";
   if (holds_manifest(parent_of(path))) return "a file of the checkpoint " + parent_of(path);
-  return "a file that is not what this command writes";
+  return std::nullopt;
 }
 
 }  // namespace output_detail
@@ -108,9 +109,11 @@ inline void check_output_file(const OutputFile& target) {
     detail::refuse(target, "is " + *type + ", not a file to write", "name a file");
   std::error_code error;
   if (!std::filesystem::exists(target.path, error) || target.force) return;
+  const std::string hint = "name another file, or add --force to replace it";
+  if (const auto kind = detail::foreign_kind(target.path))
+    detail::refuse(target, "is " + *kind, hint);
   if (target.holds_own_kind && target.holds_own_kind(target.path)) return;
-  detail::refuse(target, "is " + detail::kind_of_existing(target.path),
-                 "name another file, or add --force to replace it");
+  detail::refuse(target, "is a file that is not what this command writes", hint);
 }
 
 // Throws a ConfigError when the folder a command writes into exists and is no folder (a file,

@@ -89,6 +89,15 @@ TEST(OutputFile, RefusesFilesOfAnotherKindUnlessForced) {
   EXPECT_EQ(refusal(forced), "");
 }
 
+// A results file's first line ends in CR as a CSV's does: its signature decides first.
+TEST(OutputFile, AResultsFileIsNeverTakenForTheCommandsOwnKind) {
+  const std::string dir = fresh_folder("signature_first");
+  const std::string results = put(dir + "/r.csv", std::string("\x89HDF\r\n\x1a\n", 8));
+  OutputFile target = target_at(results, "");
+  target.holds_own_kind = [](const std::string&) { return true; };
+  EXPECT_THAT(refusal(target), HasSubstr("is a results file (HDF5)"));
+}
+
 TEST(OutputFile, AcceptsANewPathAndAFileOfItsOwnKind) {
   const std::string dir = fresh_folder("own");
   EXPECT_EQ(refusal(target_at(dir + "/new.csv", "")), "");
