@@ -144,6 +144,23 @@ TEST(OutputPaths, ExportOutRefusesEachClassAndReplacesItsOwnExport) {
   EXPECT_THAT(read_file(at.notes), StartsWith("PK"));
 }
 
+// A file size limit fails the write as a full disk does (SIGXFSZ ignored, so write(2) fails
+// with EFBIG): one line naming the file, exit 4, the earlier export whole, nothing left beside.
+TEST(OutputPaths, AFailedExportLeavesTheEarlierFilesWhole) {
+  const TrainedRun t = trained_for("export_fails");
+  const std::string export_run = "export " + t.results + " " + t.group + " --out " + t.dir + "/w";
+  ASSERT_EQ(run_runner(export_run, kKill).exit_code, 0);
+  const std::string earlier = read_file(t.dir + "/w.pt");
+  ASSERT_GT(earlier.size(), 512u);
+  const Output failed = run_runner(export_run, "trap '' XFSZ; ulimit -f 1; " + kKill);
+  EXPECT_EQ(failed.exit_code, 4) << failed.err;
+  EXPECT_THAT(failed.err,
+              StartsWith("runner: error: cannot write " + t.dir + "/w.pt: File too large"));
+  EXPECT_TRUE(read_file(t.dir + "/w.pt") == earlier) << "the earlier export was written over";
+  for (const auto& entry : fs::directory_iterator(t.dir))
+    EXPECT_NE(entry.path().filename().string()[0], '.') << "a temporary file stayed: " << entry;
+}
+
 TEST(OutputPaths, PlanWriteRefusesEachClassBeforeItMeasures) {
   const TrainedRun t = trained_for("plan");
   const Targets at = targets_in(t, ".toml");
