@@ -79,7 +79,8 @@ def writing(h, command, target):
 
 def writer_cases(h, add):
     for command, (option, suffix, own_targets) in WRITERS.items():
-        targets = [*own_targets, *((cls, name + suffix, said) for cls, name, said in COMMON_TARGETS)]
+        common = ((cls, name + suffix, said) for cls, name, said in COMMON_TARGETS)
+        targets = [*own_targets, *common]
         for cls, target, said in targets:
             shown = said if target.startswith("{ck}") else f"{option} {{dir}}/{target}: {said}"
             add("outputs", f"{command}_{cls.replace(' ', '_')}", writing(h, command, target),
