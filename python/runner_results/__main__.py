@@ -1,10 +1,12 @@
 """python3 -m runner_results plot RESULTS.h5 -o DIR: PNG figures of a results file."""
 import argparse
+import os
 import sys
 
 from runner_results.plots import write_figures
 from runner_results.reader import ResultsFileError, load
 
+CONFIG_ERROR = 2  # runner's exit code for a bad command line
 DATA_ERROR = 4  # runner's exit code for a missing or unreadable results file
 
 
@@ -16,6 +18,9 @@ def main(argv=None):
     plot.add_argument("file", help="results file (.h5)")
     plot.add_argument("-o", "--output", required=True, help="folder for the PNG files")
     arguments = parser.parse_args(argv)
+    if os.path.lexists(arguments.output) and not os.path.isdir(arguments.output):
+        print(f"runner_results: error: -o {arguments.output}: is no folder", file=sys.stderr)
+        return CONFIG_ERROR
     try:
         results = load(arguments.file)
     except ResultsFileError as error:

@@ -1,5 +1,6 @@
 """load(): a results file as DataFrames of runs, epochs and steps."""
 import os
+import stat
 from dataclasses import dataclass, field
 
 import h5py
@@ -54,10 +55,29 @@ def load(path):
     )
 
 
+# What a path is when it is no regular file, in the words of runner's own refusals.
+SPECIAL_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _refuse_special_file(path):
+    """Before anything opens it: opening a FIFO waits for a writer."""
+    mode = os.stat(path).st_mode
+    for is_kind, kind in SPECIAL_KINDS:
+        if is_kind(mode):
+            raise ResultsFileError(f"{path}: is {kind}, not a results file")
+
+
 def _open(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ResultsFileError(f"results file not found: {path}")
+    _refuse_special_file(path)
     if not h5py.is_hdf5(path):
         raise ResultsFileError(f"{path}: not an HDF5 file")
     f = h5py.File(path, "r", locking=False)  # an experiment may still be writing it

@@ -454,6 +454,23 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(done.returncode, 4)
         self.assertEqual(done.stderr, f"runner_results: error: results file not found: {missing}\n")
 
+    def test_a_fifo_or_a_file_as_the_output_folder_is_one_line_naming_it(self):
+        fifo = os.path.join(self.folder, "fifo")
+        os.mkfifo(fifo)
+        for output in (fifo, sweep_results()):
+            done = self.run_module("plot", sweep_results(), "-o", output)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertEqual(done.stderr, f"runner_results: error: -o {output}: is no folder\n")
+
+    def test_a_fifo_as_the_results_file_is_one_line_naming_it(self):
+        fifo = os.path.join(self.folder, "fifo.h5")
+        os.mkfifo(fifo)
+        done = subprocess.run([sys.executable, "-m", "runner_results", "plot", fifo, "-o",
+                               self.folder], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 4)
+        self.assertEqual(done.stderr,
+                         f"runner_results: error: {fifo}: is a FIFO, not a results file\n")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,6 +1,7 @@
 """runner_results.load against the same file read independently with h5py."""
 import os
 import shutil
+import signal
 import tempfile
 import unittest
 
@@ -187,6 +188,16 @@ class BadFileTest(unittest.TestCase):
         with h5py.File(path, "r+") as f:
             f.attrs["format_version"] = np.int64(99)
         self.assert_error(path, "results format version 99")
+
+    def test_a_fifo_is_refused_without_opening_it(self):
+        path = os.path.join(self.folder, "fifo.h5")
+        os.mkfifo(path)
+        signal.alarm(30)  # an open of the FIFO would wait for a writer: fail instead
+        self.addCleanup(signal.alarm, 0)
+        self.assert_error(path, "is a FIFO, not a results file")
+
+    def test_a_folder(self):
+        self.assert_error(self.folder, "is a folder, not a results file")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ so every process it starts can be found and signalled), and is judged in this or
   crash      it ended by a signal it was not sent, or printed a sanitizer's or the kernel's
              crash report;
   data loss  its results file cannot be read, a run was left "running" by a command that
-             ended on its own, or fewer epochs were recorded than had finished;
+             ended on its own, fewer epochs were recorded than had finished, or a file it was
+             to leave alone (its input, a file of another kind where it writes) changed;
   weak       a process of its folder outlived it, its exit code is not the documented one for
              its class, or its message does not name the file, key, rank or value at fault;
   handled well otherwise.
@@ -19,6 +20,7 @@ Prints a line per case that was not handled well, then the table; exit 1 when a 
 hung or lost data.
 """
 import argparse
+import glob
 import gzip
 import os
 import shutil
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 import h5py
 
 import more_inputs
+import output_paths
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNNER = FIXTURES = GOOD = None  # set from --build
@@ -48,7 +51,7 @@ def use_build(build):
 
 RESULTS_CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "results")
 CLASSES = ["config", "data", "plugin", "results", "training fault", "distributed fault",
-           "check-op"]
+           "check-op", "outputs", "inputs"]
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Case:
     absent: str = None  # text that must not appear in its output (another library's noise)
     companion: object = None  # (dir) -> arguments of a runner started first, kept running
     companion_s: float = 0  # how long the companion runs before the command starts
+    kept: tuple = ()  # glob patterns, in its folder, of files it must leave as they were
 
 
 # ---- writing inputs ---------------------------------------------------------------------------
@@ -452,7 +456,8 @@ def cases():
                                             "check-op", "fixture_refusing", "--repeat", "1",
                                             "--shapes", "1x1x1x1"], (1,),
         "refuses an input of 1 elements")
-    return c + more_inputs.more_cases(sys.modules[__name__])
+    module = sys.modules[__name__]
+    return c + more_inputs.more_cases(module) + output_paths.output_cases(module)
 
 
 # ---- running and judging ----------------------------------------------------------------------
@@ -495,6 +500,25 @@ def results_problem(d, case, sent, before):
     return None
 
 
+def kept_files(d, case):
+    """Each file the case must keep: its bytes, or its type where it is no regular file."""
+    found = {}
+    for pattern in case.kept:
+        for path in glob.glob(os.path.join(d, pattern), recursive=True):
+            data = file_bytes(path)
+            found[path] = data if data is not None else os.lstat(path).st_mode
+    return found
+
+
+def changed_file(d, case, before):
+    """The first kept file the case changed or removed, or None."""
+    after = kept_files(d, case)
+    for path, was in before.items():
+        if after.get(path) != was:
+            return f"{path} was changed or removed"
+    return None
+
+
 def start_companion(case, d):
     """The runner the case's command meets (a first writer), started in a session of its own."""
     if not case.companion:
@@ -517,6 +541,7 @@ def run_case(case, top):
     companion = start_companion(case, d)
     args = case.setup(d)
     before = file_bytes(f"{d}/r.h5")
+    kept_before = kept_files(d, case)
     env = dict(os.environ)
     extra = case.env(d) if callable(case.env) else case.env
     env.update({k: v.replace("{dir}", d) for k, v in extra.items()})
@@ -545,7 +570,7 @@ def run_case(case, top):
         return "hang", f"still running after {case.limit_s} s"
     if (code < 0 and code != -(sent or 0)) or any(m in text for m in CRASH_MARKS):
         return "crash", f"exit {code}: {text.strip()[-300:]}"
-    loss = results_problem(d, case, sent, before)
+    loss = results_problem(d, case, sent, before) or changed_file(d, case, kept_before)
     if loss:
         return "data loss", loss
     if left:

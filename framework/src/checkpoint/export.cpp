@@ -1,12 +1,9 @@
 // export_weights: a checkpoint's whole model tensors as a torch.load state dict and safetensors.
 #include "checkpoint/export.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include "checkpoint/reader.hpp"
 #include "checkpoint/safetensors.hpp"
+#include "common/output_path.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -19,20 +16,7 @@ void write_state_dict(const std::string& path,
   c10::Dict<std::string, torch::Tensor> state_dict;
   for (const auto& [name, tensor] : weights) state_dict.insert(name, tensor);
   const std::vector<char> bytes = torch::pickle_save(state_dict);
-  const std::string temporary = path + ".tmp";
-  {
-    errno = 0;
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      const int error = errno;  // the failed open(2) or write(2)'s
-      std::remove(temporary.c_str());
-      throw DataError("cannot write " + path + ": " +
-                      (error ? std::strerror(error) : "the write failed"));
-    }
-  }
-  std::rename(temporary.c_str(), path.c_str());
+  write_file_whole(path, std::string(bytes.begin(), bytes.end()));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_kind.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -98,6 +99,7 @@ std::string manifest_text(const Manifest& m) {
 }
 
 Manifest read_manifest(const std::string& path) {
+  refuse_special_input(path, "a checkpoint manifest");
   std::ifstream in(path);
   if (!in) throw DataError("cannot open " + path);
   std::stringstream text;

@@ -9,6 +9,7 @@
 #include "checkpoint/manifest.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/run_state.hpp"
+#include "common/file_kind.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -103,6 +104,11 @@ const results::RunRecord* last_record(const std::vector<results::RunRecord>& run
 
 void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment) {
   if (!request || request->empty()) return;
+  if (fs::exists(*request) && !fs::is_directory(*request))
+    throw ConfigError(fmt::format("--resume {}: is {}, not a folder", *request,
+                                  special_file_type(*request).value_or("a file")),
+                      "give a checkpoint's folder (step-...) or the folder holding the runs' "
+                      "checkpoint folders");
   if (!fs::is_directory(*request))
     throw ConfigError(fmt::format("--resume {}: no such folder", *request),
                       "give a checkpoint's folder (step-...) or the folder holding the runs' "

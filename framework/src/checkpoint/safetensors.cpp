@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/file_kind.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -155,7 +156,8 @@ FileDigest write_safetensors(const std::string& path, const std::vector<NamedTen
       out.write(values.data_ptr(), values.numel() * values.element_size());
     }
     const FileDigest digest = out.close();
-    std::filesystem::rename(temporary, path);
+    if (std::rename(temporary.c_str(), path.c_str()) != 0)
+      throw DataError("cannot write " + path + ": " + std::strerror(errno));
     return digest;
   } catch (...) {
     std::error_code ignored;
@@ -165,6 +167,7 @@ FileDigest write_safetensors(const std::string& path, const std::vector<NamedTen
 }
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
+  refuse_special_input(path, "a safetensors file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError("cannot open " + path);
   const uint64_t file_size = std::filesystem::file_size(path);
@@ -204,6 +207,7 @@ torch::Tensor read_tensor(const std::string& path, const SafetensorsHeader& head
 }
 
 FileDigest digest_of(const std::string& path) {
+  refuse_special_input(path, "a checkpoint's file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError("cannot open " + path);
   FileDigest digest;

@@ -3,15 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/safetensors.hpp"
+#include "common/output_path.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -24,19 +23,9 @@ constexpr auto kShardTimeout = std::chrono::minutes(30);
 
 std::string digest_file(int rank) { return fmt::format("rank-{}.digest", rank); }
 
-// Written whole or not at all: a temporary file, then renamed.
+// Written whole or not at all: a synced temporary file, then renamed.
 void write_text(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    errno = 0;
-    std::ofstream out(temporary);
-    out << text;
-    out.flush();
-    if (!out)
-      throw DataError("cannot write " + path.string() + ": " +
-                      (errno ? std::strerror(errno) : "the write failed"));
-  }
-  fs::rename(temporary, path);
+  write_file_whole(path.string(), text);
 }
 
 std::vector<NamedTensor> named(const std::vector<StatePiece>& pieces,

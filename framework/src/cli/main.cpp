@@ -113,6 +113,8 @@ CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
   sub->add_option("--write", plan.write,
                   "write the best layout (measured by the trials, else predicted) as an "
                   "experiment file");
+  sub->add_flag("--force", plan.force,
+                "let --write replace a file that holds something else than an experiment");
   return sub;
 }
 
@@ -157,6 +159,8 @@ int dispatch(int argc, char** argv) {
                                "CSV of every column (plain numbers, units in the names) to "
                                "this file, or to standard output without one")
                   ->expected(0, 1);
+  report->add_flag("--force", report_options.force,
+                   "let --csv replace a file that holds something else than a report's CSV");
   report
       ->add_option("--columns", report_options.columns,
                    "the columns to show, by CSV name: time_s,samples_per_s,...")
@@ -170,6 +174,8 @@ int dispatch(int argc, char** argv) {
   export_weights->add_option("--out", export_options.out,
                              "the files' path without extension (default: beside the results "
                              "file, named by the run)");
+  export_weights->add_flag("--force", export_options.force,
+                           "let --out replace files that hold something else than weights");
   CheckOpOptions check;
   auto* check_op = add_check_op(app, check);
   PlanOptions plan_options;

@@ -5,6 +5,7 @@
 #include "config/load_experiment.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 #include <torch/torch.h>
 
 #include <iostream>
@@ -13,6 +14,7 @@
 
 #include "cli/plan_trials.hpp"
 #include "cli/registry_loader.hpp"
+#include "common/output_path.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/calibration.hpp"
 #include "layout/plan_points.hpp"
@@ -22,6 +24,7 @@
 #include "measure/cpu_memory.hpp"
 #include "measure/system.hpp"
 #include "plugin_host/host_owned_errors.hpp"
+#include "sweep/experiment_runner.hpp"
 
 namespace runner::cli {
 namespace {
@@ -141,6 +144,26 @@ layout::SearchRequest request_of(const PlanOptions& options, const std::string& 
           0};
 }
 
+// An experiment file, such as an earlier --write made: TOML with an [experiment] table.
+bool holds_experiment(const std::string& path) {
+  try {
+    return toml::parse_file(path)["experiment"].is_table();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Before the rates are measured: a --write that would replace one of the plan's own files, or
+// a file of another kind, is refused at once.
+void check_write_path(const PlanOptions& options, const config::Experiment& experiment) {
+  check_output_file({"--write",
+                     options.write,
+                     {{options.experiment_file, "the experiment file this plan reads"},
+                      {sweep::results_path(experiment), "the experiment's results file"}},
+                     options.force,
+                     holds_experiment});
+}
+
 // Trials and --write lay out one run: a sweep of several points to plan needs --point.
 void check_one_point_for(const PlanOptions& options, const config::Experiment& experiment,
                          size_t points, bool trials) {
@@ -162,6 +185,7 @@ int plan_with_plugins(const PlanOptions& options, const plugin_host::Registry& r
   setting.devices = {options.devices, on_cuda(options, first)};
   setting.trials = options.trials > 0 || options.budget_runs > 0;
   check_one_point_for(options, experiment, points.size(), setting.trials);
+  if (!options.write.empty()) check_write_path(options, experiment);
   if (setting.trials) check_trials_fit_here(options, setting.devices);
   setting.memory_per_device = memory_per_device(options, setting.devices);
   setting.rates = layout::calibrate(calibration(options, first, setting.devices));

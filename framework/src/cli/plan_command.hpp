@@ -22,6 +22,7 @@ struct PlanOptions {
   size_t budget_runs = 0;           // or at most this many, one at a time, stopping early
   int64_t trial_steps = 4;          // steps of each trial
   std::string write;                // where to write the best layout as an experiment file
+  bool force = false;               // --force: --write replaces a file of another kind
   size_t point = 0;                 // --point N: run N (1-based) of the file's sweep; 0: each
 };
 

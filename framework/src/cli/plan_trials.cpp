@@ -6,11 +6,11 @@
 #include <torch/torch.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "cli/run_command.hpp"
+#include "common/output_path.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/trials.hpp"
 #include "results/read_runs.hpp"
@@ -150,23 +150,7 @@ Measured run_trials(const PlanOptions& options, const layout::Search& search,
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary);
-      throw ConfigError("runner plan: cannot write " + path,
-                        "choose a writable path (a folder that exists, space on its disk)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw ConfigError("runner plan: cannot write " + path + ": " + error.message());
-  }
+  write_file_whole(path, text);
 }
 
 }  // namespace runner::cli

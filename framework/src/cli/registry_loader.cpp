@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/file_kind.hpp"
 #include "config/experiment_file.hpp"
 #include "config/nesting.hpp"
 #include "plugin_host/plugin_path.hpp"
@@ -39,6 +40,9 @@ void require_folders(const std::vector<std::string>& folders, const std::string&
         error != std::errc::not_a_directory)
       throw PluginError("plugin path " + folder + ": " + error.message() + " (from " + source +
                         ")");
+    if (const auto type = special_file_type(folder))
+      throw ConfigError("plugin path " + folder + " is not a folder but " + *type + " (from " +
+                        source + ")");
     if (std::filesystem::exists(folder, error))
       throw ConfigError("plugin path " + folder + " is not a folder (from " + source + ")",
                         "give the folder that holds the plugin libraries, not a file in it");
@@ -54,6 +58,7 @@ plugin_host::Registry load_registry(const std::vector<std::string>& command_line
   sources.command_line = command_line;
   require_folders(command_line, "--plugin-path");
   if (const char* env = std::getenv("RUNNER_PLUGIN_PATH")) sources.environment = env;
+  require_folders(plugin_host::environment_folders(sources.environment), "RUNNER_PLUGIN_PATH");
   sources.experiment = experiment_plugin_path(experiment_file);
   require_folders(sources.experiment, experiment_file + " [experiment] plugin_path");
   sources.executable = plugin_host::current_executable();

@@ -3,6 +3,9 @@
 
 #include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include "common/output_path.hpp"
 
 #include "report/csv.hpp"
 #include "report/print_table.hpp"
@@ -15,16 +18,38 @@ namespace runner::cli {
 
 namespace {
 
+// A CSV this command wrote before: a first line of column names (plain ASCII) ended as
+// RFC 4180 ends records, with CRLF.
+bool holds_report_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first_line;
+  if (!std::getline(in, first_line) || first_line.size() < 2 || first_line.back() != '\r')
+    return false;
+  first_line.pop_back();
+  for (unsigned char c : first_line)
+    if (c < 0x20 || c >= 0x7f) return false;
+  return true;
+}
+
+void check_csv_path(const ReportOptions& options) {
+  check_output_file({"--csv",
+                     options.csv_path,
+                     {{options.file, "the results file this report reads"}},
+                     options.force,
+                     holds_report_csv});
+}
+
 void write_csv_file(const report::RunTable& table, const std::string& path) {
-  std::ofstream csv(path);
-  if (!csv) throw DataError("cannot write " + path);
+  std::ostringstream csv;
   report::write_csv(table, csv);
+  write_file_whole(path, csv.str());
   std::cout << "wrote " << table.rows.size() << " run(s) to " << path << "\n";
 }
 
 }  // namespace
 
 int report_command(const ReportOptions& options) {
+  if (options.csv && !options.csv_path.empty()) check_csv_path(options);
   const std::vector<results::RunRecord> runs = results::read_runs(options.file);
   report::RunTable table = report::run_table(runs);
   if (!options.columns.empty()) table = report::select_columns(table, options.columns);

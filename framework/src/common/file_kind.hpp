@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "runner/errors.hpp"
+
 namespace runner {
 
 // "a folder", "a FIFO", ...: the type of something that is no regular file.
@@ -29,6 +31,13 @@ inline std::optional<std::string> special_file_type(const std::string& path) {
   if (error || status.type() == fs::file_type::not_found || status.type() == fs::file_type::regular)
     return std::nullopt;
   return file_type_name(status.type());
+}
+
+// Throws a DataError where `path` exists and is no regular file, before anything opens it:
+// "<path>: is a FIFO, not <what>".
+inline void refuse_special_input(const std::string& path, const std::string& what) {
+  if (const auto type = special_file_type(path))
+    throw DataError(path + ": is " + *type + ", not " + what);
 }
 
 // Where `path` is a symbolic link whose target does not exist: that target.

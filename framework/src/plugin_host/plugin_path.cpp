@@ -19,11 +19,18 @@ std::string current_executable() {
   return fs::read_symlink("/proc/self/exe", error).string();
 }
 
+std::vector<std::string> environment_folders(const std::string& environment) {
+  std::vector<std::string> folders;
+  std::stringstream items(environment);
+  for (std::string item; std::getline(items, item, ':');)
+    if (!item.empty()) folders.push_back(item);
+  return folders;
+}
+
 std::vector<std::string> plugin_search_path(const PluginPathSources& sources) {
   std::vector<std::string> folders = sources.command_line;
-  std::stringstream environment(sources.environment);
-  for (std::string item; std::getline(environment, item, ':');)
-    if (!item.empty()) folders.push_back(item);
+  const std::vector<std::string> environment = environment_folders(sources.environment);
+  folders.insert(folders.end(), environment.begin(), environment.end());
   folders.insert(folders.end(), sources.experiment.begin(), sources.experiment.end());
   if (!sources.executable.empty()) folders.push_back(default_plugin_folder(sources.executable));
   return folders;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "common/file_kind.hpp"
 #include "config/did_you_mean.hpp"
 #include "plugin_host/call_plugin.hpp"
 
@@ -13,8 +14,8 @@ namespace fs = std::filesystem;
 namespace runner::plugin_host {
 namespace {
 
-// A .so entry that cannot be looked at (a symbolic link loop) is a plugin problem named by its
-// path, not a file-system exception.
+// A .so entry that cannot be looked at (a symbolic link loop) or is no file is a plugin
+// problem named by its path, not a file-system exception.
 std::vector<std::string> plugin_files(const fs::path& folder) {
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(folder)) {
@@ -22,7 +23,12 @@ std::vector<std::string> plugin_files(const fs::path& folder) {
     std::error_code error;
     const bool is_folder = entry.is_directory(error);
     if (error) throw PluginError(entry.path().string() + ": " + error.message());
-    if (!is_folder) files.push_back(entry.path().string());
+    if (is_folder) continue;
+    // Before anything opens it: a FIFO's open waits for a writer.
+    if (const auto type = special_file_type(entry.path().string()))
+      throw PluginError(entry.path().string() + ": is " + *type + ", not a plugin library",
+                        "remove it from the plugin folder");
+    files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());  // load order must not depend on the file system
   return files;

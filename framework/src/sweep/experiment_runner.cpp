@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "common/output_path.hpp"
 #include "interrupt/interrupt.hpp"
 #include "plan/dataset_cache.hpp"
 #include "plan/estimate.hpp"
@@ -124,6 +126,17 @@ void print_comparison(const std::string& path, const std::set<std::string>& grou
   console.line(table.str());
 }
 
+// The folders a sweep writes into, where the experiment names them: one that is a file, a FIFO
+// or a checkpoint is refused before any run starts, not at the first epoch's save.
+void check_output_folders(const config::Experiment& experiment, const std::string& results) {
+  const std::string tensorboard = record::tensorboard_folder(experiment);
+  if (!tensorboard.empty()) check_output_folder("[experiment] tensorboard", tensorboard);
+  for (const auto& run : experiment.runs) {
+    const std::string run_folder = checkpoint::checkpoint_settings(run, results).run_folder;
+    check_output_folder("[checkpoint] dir", std::filesystem::path(run_folder).parent_path());
+  }
+}
+
 }  // namespace
 
 std::string results_path(const config::Experiment& experiment) {
@@ -146,6 +159,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   // for the comparison at the end.
   std::vector<results::RunRecord> earlier_runs;
   if (writes) {
+    check_output_folders(experiment, c.recording.results_path);
     results::ResultsFile::open(c.recording.results_path);  // a bad file fails before any run starts
     record::write_tensorboard_experiment(
         experiment);  // and so does a folder that cannot be written

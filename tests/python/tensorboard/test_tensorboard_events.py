@@ -243,11 +243,13 @@ class UnwritableFolder(unittest.TestCase):
         with open(experiment, "w") as f:
             f.write(SWEEP.format(results=os.path.join(folder, "sweep.h5")))
         done = run_runner("--tensorboard", blocker, experiment)
-        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertEqual(done.returncode, 2, done.stderr)
         lines = done.stderr.splitlines()
-        self.assertIn(f"cannot create the TensorBoard folder {blocker}/blobs_sweep", lines[0])
+        self.assertIn(f"[experiment] tensorboard {blocker}: is a file, not a folder", lines[0])
         self.assertTrue(lines[1].startswith("  hint: "), done.stderr)
-        self.assertEqual(len(runs_of(os.path.join(folder, "sweep.h5"))), 0)
+        self.assertFalse(os.path.exists(os.path.join(folder, "sweep.h5")), "a run started")
+        with open(blocker) as f:
+            self.assertEqual(f.read(), "in the way")
 
 
 if __name__ == "__main__":
