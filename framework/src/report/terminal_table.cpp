@@ -49,9 +49,11 @@ const std::vector<std::string>& optional_columns() {
   return names;
 }
 
-// Seconds below one as milliseconds: a step takes a few.
+// Seconds below one as milliseconds (a step takes a few), in three digits at most: a column of
+// times keeps its width whatever the machine's speed.
 std::string format_seconds(double seconds) {
-  if (seconds > 0 && seconds < 1) return fmt::format("{:.1f} ms", seconds * 1000);
+  if (seconds > 0 && seconds < 0.1) return fmt::format("{:.1f} ms", seconds * 1000);
+  if (seconds > 0 && seconds < 1) return fmt::format("{:.0f} ms", seconds * 1000);
   return format_duration(seconds);
 }
 

@@ -133,7 +133,7 @@ TEST(TerminalTable, DistributedRunsShowRanksTheLocalBatchBesideTheGlobalOneAndCo
   EXPECT_EQ(table.rows[0][column("batch_size")], "256");
   EXPECT_EQ(table.rows[1][column("local batch")], "64");
   ASSERT_LT(column("comm"), table.columns.size());
-  EXPECT_EQ(table.rows[0][column("comm")], "250.0 ms");
+  EXPECT_EQ(table.rows[0][column("comm")], "250 ms");
   EXPECT_EQ(table.rows[1][column("comm")], "");
   EXPECT_LE(widest_line(table), kTerminalWidth);
 
