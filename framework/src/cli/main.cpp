@@ -5,6 +5,9 @@
 #include <malloc.h>
 #endif
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -55,6 +58,21 @@ CLI::Validator whole_number_in(int64_t least, int64_t most) {
       "INT in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
 }
 
+// A quantity in `unit` from `least` to `most`: CLI11's PositiveNumber takes nan (then ignored)
+// and 1e30 GiB (a plan of no machine), and names no unit.
+CLI::Validator quantity_in(double least, double most, const std::string& unit) {
+  const std::string expected = fmt::format("a number of {} from {} to {}", unit, least, most);
+  return CLI::Validator(
+      [least, most, expected](std::string& input) -> std::string {
+        double value = 0;
+        if (CLI::detail::lexical_cast(input, value) && std::isfinite(value) && value >= least &&
+            value <= most)
+          return {};
+        return "'" + runner::clipped(input) + "' is not " + expected;
+      },
+      fmt::format("{} in [{}, {}]", unit, least, most));
+}
+
 CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
   auto* sub = app.add_subcommand(
       "check-op", "compare an op with its reference: errors, float64 gradcheck, timing");
@@ -88,15 +106,15 @@ CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
   sub->add_option("--device-memory", plan.device_memory,
                   "GiB per device (default: the GPU's, or this machine's available memory "
                   "shared by the ranks)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastDeviceGiB, runner::cli::kMostDeviceGiB, "GiB"));
   sub->add_option("--tflops", plan.tflops,
                   "a device's GEMM rate instead of measuring it: PRECISION=TFLOPS (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--bandwidth", plan.bandwidth, "GB/s between ranks (default: measured, CPU)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastRate, runner::cli::kMostRate, "GB/s"));
   sub->add_option("--memory-bandwidth", plan.memory_bandwidth,
                   "GB/s of a device's memory (default: measured)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastRate, runner::cli::kMostRate, "GB/s"));
   sub->add_option("--top", plan.top, "layouts to show (default 10)")
       ->check(whole_number_in(1, 100000));
   sub->add_option("--trials", plan.trials,
