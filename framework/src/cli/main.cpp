@@ -254,6 +254,7 @@ void keep_freed_buffers() {
 
 int main(int argc, char** argv) {
   runner::ignore_closed_outputs();
+  runner::ignore_file_size_limit();
   runner::machine::run_again_on_better_openblas_kernels(argv);
   keep_freed_buffers();
   try {
