@@ -22,6 +22,7 @@
 #include "common/one_line.hpp"
 #include "interrupt/interrupt.hpp"
 #include "machine/blas_kernels.hpp"
+#include "machine/thread_variables.hpp"
 #include "opcheck/check_op.hpp"
 #include "runner/options.hpp"
 #include "runner/version.hpp"
@@ -35,17 +36,6 @@ int report_error(const runner::Error& e) {
 }
 
 // CLI11's own number checks print their bounds as doubles: a 309-digit range for "positive".
-CLI::Validator whole_number_from(int64_t least) {
-  const std::string expected = "a whole number of at least " + std::to_string(least);
-  return CLI::Validator(
-      [least, expected](std::string& input) -> std::string {
-        int64_t value = 0;
-        if (CLI::detail::lexical_cast(input, value) && value >= least) return {};
-        return "'" + runner::clipped(input) + "' is not " + expected;
-      },
-      "INT >= " + std::to_string(least));
-}
-
 CLI::Validator whole_number_in(int64_t least, int64_t most) {
   const std::string expected =
       "a whole number from " + std::to_string(least) + " to " + std::to_string(most);
@@ -87,7 +77,7 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
   sub->add_option("--repeat", check.repeats, "timed calls of each, median reported (default 5)")
       ->check(whole_number_in(1, runner::opcheck::kMaxRepeats));
   sub->add_option("--threads", check.threads, "ATen threads, 0 for every core (default 0)")
-      ->check(whole_number_from(0));
+      ->check(whole_number_in(0, runner::machine::kMostThreads));
   return sub;
 }
 
@@ -258,6 +248,10 @@ int main(int argc, char** argv) {
   runner::machine::run_again_on_better_openblas_kernels(argv);
   keep_freed_buffers();
   try {
+    if (const auto problem = runner::machine::thread_variable_problem())
+      throw runner::ConfigError(*problem,
+                                "unset it: runner sets each rank's threads from "
+                                "[train] threads (default: the cores)");
     return dispatch(argc, argv);
   } catch (const runner::Error& e) {
     return report_error(e);
