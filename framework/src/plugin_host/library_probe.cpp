@@ -88,8 +88,11 @@ void remember(const std::string& cache, const std::string& line) {
 
 std::string how_it_ended(int status) {
   if (WIFSIGNALED(status)) {
+    // The signal's name (SIGSEGV), not its description: "Segmentation fault" in a line reads
+    // as the host's own crash.
     const int signal = WTERMSIG(status);
-    return "crashed with signal " + std::to_string(signal) + " (" + strsignal(signal) +
+    const char* name = sigabbrev_np(signal);
+    return "crashed with signal " + std::to_string(signal) + " (SIG" + (name ? name : "?") +
            ") while loading" +
            (signal == SIGABRT ? ": an exception from a constructor, or abort()" : "");
   }

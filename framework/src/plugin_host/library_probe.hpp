@@ -12,7 +12,7 @@
 namespace runner::plugin_host {
 
 // nullopt when `path` loads in a child (or loaded before, unchanged); else how it failed there:
-// "crashed with signal 11 (Segmentation fault) while loading". A library the usual checks refuse
+// "crashed with signal 11 (SIGSEGV) while loading". A library the usual checks refuse
 // (no entry, another ABI) loads in the child as far as they go: the host's own load refuses it.
 std::optional<std::string> probe_failure(const std::string& path);
 

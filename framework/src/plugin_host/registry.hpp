@@ -36,7 +36,7 @@ class Registry : public config::SchemaSource {
   const Registered& get(Kind kind, const std::string& name) const;
   std::vector<const Registered*> all() const;
   const std::vector<std::string>& folders() const { return folders_; }
-  // "<library>: crashed with signal 11 (Segmentation fault) while loading", one per library.
+  // "<library>: crashed with signal 11 (SIGSEGV) while loading", one per library.
   const std::vector<std::string>& passed_over() const { return passed_over_; }
 
   const Schema* schema(Kind kind, const std::string& name) const override;

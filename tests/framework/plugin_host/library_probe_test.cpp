@@ -43,12 +43,12 @@ class LibraryProbe : public ::testing::Test {
 };
 
 TEST_F(LibraryProbe, ACrashIsNamedWithItsSignal) {
-  EXPECT_EQ(probed_with("segfault"), "crashed with signal 11 (Segmentation fault) while loading");
+  EXPECT_EQ(probed_with("segfault"), "crashed with signal 11 (SIGSEGV) while loading");
 }
 
 TEST_F(LibraryProbe, AnExceptionFromAConstructorIsNamedAsOne) {
   EXPECT_EQ(probed_with("throw"),
-            "crashed with signal 6 (Aborted) while loading: an exception from a constructor, or "
+            "crashed with signal 6 (SIGABRT) while loading: an exception from a constructor, or "
             "abort()");
 }
 
@@ -82,7 +82,7 @@ TEST_F(LibraryProbe, TheRegistryPassesOverACrashingLibraryAndLoadsTheRest) {
   ASSERT_EQ(registry.passed_over().size(), 1u);
   EXPECT_EQ(registry.passed_over()[0],
             fixture_library("constructor") +
-                ": crashed with signal 11 (Segmentation fault) while loading");
+                ": crashed with signal 11 (SIGSEGV) while loading");
   EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
 }
 
