@@ -81,8 +81,7 @@ TEST_F(LibraryProbe, TheRegistryPassesOverACrashingLibraryAndLoadsTheRest) {
   registry.load_directories({fixture_dir("constructor"), fixture_dir("good")});
   ASSERT_EQ(registry.passed_over().size(), 1u);
   EXPECT_EQ(registry.passed_over()[0],
-            fixture_library("constructor") +
-                ": crashed with signal 11 (SIGSEGV) while loading");
+            fixture_library("constructor") + ": crashed with signal 11 (SIGSEGV) while loading");
   EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
 }
 
