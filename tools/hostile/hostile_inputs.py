@@ -23,6 +23,7 @@ import argparse
 import glob
 import gzip
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 
 import h5py
 
+import limits
 import more_inputs
 import output_paths
 
@@ -51,7 +53,8 @@ def use_build(build):
 
 RESULTS_CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "results")
 CLASSES = ["config", "data", "plugin", "results", "training fault", "distributed fault",
-           "check-op", "outputs", "inputs"]
+           "check-op", "outputs", "inputs", "plan flags", "ranks and folders", "resource limits",
+           "broken plugins"]
 
 
 @dataclass
@@ -69,6 +72,8 @@ class Case:
     companion: object = None  # (dir) -> arguments of a runner started first, kept running
     companion_s: float = 0  # how long the companion runs before the command starts
     kept: tuple = ()  # glob patterns, in its folder, of files it must leave as they were
+    limits: dict = field(default_factory=dict)  # resource.RLIMIT_* -> value, the command's own
+    teardown: object = None  # (dir) -> None, after the case is judged (a tmpfs unmounted)
 
 
 # ---- writing inputs ---------------------------------------------------------------------------
@@ -457,7 +462,8 @@ def cases():
                                             "--shapes", "1x1x1x1"], (1,),
         "refuses an input of 1 elements")
     module = sys.modules[__name__]
-    return c + more_inputs.more_cases(module) + output_paths.output_cases(module)
+    return (c + more_inputs.more_cases(module) + output_paths.output_cases(module) +
+            limits.limit_cases(module))
 
 
 # ---- running and judging ----------------------------------------------------------------------
@@ -545,8 +551,12 @@ def run_case(case, top):
     env = dict(os.environ)
     extra = case.env(d) if callable(case.env) else case.env
     env.update({k: v.replace("{dir}", d) for k, v in extra.items()})
+    def limit():
+        for which, value in case.limits.items():
+            resource.setrlimit(which, (value, value))
     process = subprocess.Popen([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=env, start_new_session=True, cwd=d)
+                               env=env, start_new_session=True, cwd=d,
+                               preexec_fn=limit if case.limits else None)
     sent = None
     if case.send:
         time.sleep(case.send[0])
@@ -599,7 +609,11 @@ def main():
         for case in cases():
             if args.only and case.cls != args.only:
                 continue
-            outcome, why = run_case(case, top)
+            try:
+                outcome, why = run_case(case, top)
+            finally:
+                if case.teardown:
+                    case.teardown(os.path.join(top, case.name))
             table[case.cls][outcome] += 1
             if outcome != "handled well" or args.verbose:
                 print(f"{case.cls} / {case.name}: {outcome} {why}".rstrip(), flush=True)

@@ -86,6 +86,9 @@ class DigestingFile {
     if (errno == ENOSPC || errno == EDQUOT)
       throw DataError("no space left on " + shown_,
                       "free space on its disk, or set [checkpoint] dir");
+    if (errno == EFBIG)
+      throw DataError("the file size limit (ulimit -f) stops the writing of " + shown_,
+                      "raise the limit, or keep fewer checkpoints ([checkpoint] keep)");
     throw DataError("cannot write " + shown_ + ": " + std::strerror(errno));
   }
 

@@ -5,6 +5,9 @@
 #include <malloc.h>
 #endif
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -19,6 +22,7 @@
 #include "common/one_line.hpp"
 #include "interrupt/interrupt.hpp"
 #include "machine/blas_kernels.hpp"
+#include "machine/thread_variables.hpp"
 #include "opcheck/check_op.hpp"
 #include "runner/options.hpp"
 #include "runner/version.hpp"
@@ -32,17 +36,6 @@ int report_error(const runner::Error& e) {
 }
 
 // CLI11's own number checks print their bounds as doubles: a 309-digit range for "positive".
-CLI::Validator whole_number_from(int64_t least) {
-  const std::string expected = "a whole number of at least " + std::to_string(least);
-  return CLI::Validator(
-      [least, expected](std::string& input) -> std::string {
-        int64_t value = 0;
-        if (CLI::detail::lexical_cast(input, value) && value >= least) return {};
-        return "'" + runner::clipped(input) + "' is not " + expected;
-      },
-      "INT >= " + std::to_string(least));
-}
-
 CLI::Validator whole_number_in(int64_t least, int64_t most) {
   const std::string expected =
       "a whole number from " + std::to_string(least) + " to " + std::to_string(most);
@@ -53,6 +46,21 @@ CLI::Validator whole_number_in(int64_t least, int64_t most) {
         return "'" + runner::clipped(input) + "' is not " + expected;
       },
       "INT in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+}
+
+// A quantity in `unit` from `least` to `most`: CLI11's PositiveNumber takes nan (then ignored)
+// and 1e30 GiB (a plan of no machine), and names no unit.
+CLI::Validator quantity_in(double least, double most, const std::string& unit) {
+  const std::string expected = fmt::format("a number of {} from {} to {}", unit, least, most);
+  return CLI::Validator(
+      [least, most, expected](std::string& input) -> std::string {
+        double value = 0;
+        if (CLI::detail::lexical_cast(input, value) && std::isfinite(value) && value >= least &&
+            value <= most)
+          return {};
+        return "'" + runner::clipped(input) + "' is not " + expected;
+      },
+      fmt::format("{} in [{}, {}]", unit, least, most));
 }
 
 CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
@@ -69,7 +77,7 @@ CLI::App* add_check_op(CLI::App& app, runner::cli::CheckOpOptions& check) {
   sub->add_option("--repeat", check.repeats, "timed calls of each, median reported (default 5)")
       ->check(whole_number_in(1, runner::opcheck::kMaxRepeats));
   sub->add_option("--threads", check.threads, "ATen threads, 0 for every core (default 0)")
-      ->check(whole_number_from(0));
+      ->check(whole_number_in(0, runner::machine::kMostThreads));
   return sub;
 }
 
@@ -88,15 +96,15 @@ CLI::App* add_plan(CLI::App& app, runner::cli::PlanOptions& plan) {
   sub->add_option("--device-memory", plan.device_memory,
                   "GiB per device (default: the GPU's, or this machine's available memory "
                   "shared by the ranks)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastDeviceGiB, runner::cli::kMostDeviceGiB, "GiB"));
   sub->add_option("--tflops", plan.tflops,
                   "a device's GEMM rate instead of measuring it: PRECISION=TFLOPS (repeatable)")
       ->allow_extra_args(false);
   sub->add_option("--bandwidth", plan.bandwidth, "GB/s between ranks (default: measured, CPU)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastRate, runner::cli::kMostRate, "GB/s"));
   sub->add_option("--memory-bandwidth", plan.memory_bandwidth,
                   "GB/s of a device's memory (default: measured)")
-      ->check(CLI::PositiveNumber);
+      ->check(quantity_in(runner::cli::kLeastRate, runner::cli::kMostRate, "GB/s"));
   sub->add_option("--top", plan.top, "layouts to show (default 10)")
       ->check(whole_number_in(1, 100000));
   sub->add_option("--trials", plan.trials,
@@ -236,9 +244,14 @@ void keep_freed_buffers() {
 
 int main(int argc, char** argv) {
   runner::ignore_closed_outputs();
+  runner::ignore_file_size_limit();
   runner::machine::run_again_on_better_openblas_kernels(argv);
   keep_freed_buffers();
   try {
+    if (const auto problem = runner::machine::thread_variable_problem())
+      throw runner::ConfigError(*problem,
+                                "unset it: runner sets each rank's threads from "
+                                "[train] threads (default: the cores)");
     return dispatch(argc, argv);
   } catch (const runner::Error& e) {
     return report_error(e);

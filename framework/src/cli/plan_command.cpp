@@ -8,12 +8,14 @@
 #include <toml++/toml.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "cli/plan_trials.hpp"
 #include "cli/registry_loader.hpp"
+#include "common/clipped_text.hpp"
 #include "common/output_path.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/calibration.hpp"
@@ -58,15 +60,22 @@ std::map<Precision, double> given_flops(const std::vector<std::string>& tflops) 
   for (const auto& text : tflops) {
     const auto equals = text.find('=');
     const std::string name = text.substr(0, equals);
-    double value = 0;
-    try {
-      if (equals != std::string::npos) value = std::stod(text.substr(equals + 1));
-    } catch (const std::exception&) {
+    double value = NAN;
+    if (equals != std::string::npos) {
+      const std::string number = text.substr(equals + 1);
+      size_t used = 0;
+      try {
+        value = std::stod(number, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != number.size()) value = NAN;
     }
     const std::map<std::string, Precision> names{
         {"fp32", Precision::fp32}, {"bf16", Precision::bf16}, {"fp16", Precision::fp16}};
-    if (!names.count(name) || !(value > 0))
-      throw ConfigError("runner plan --tflops '" + text + "': use PRECISION=TFLOPS",
+    if (!names.count(name) || !(value >= kLeastRate && value <= kMostRate))
+      throw ConfigError(fmt::format("runner plan --tflops '{}': use PRECISION=TFLOPS, a number "
+                                    "of TFLOPS from {} to {}",
+                                    clipped(text), kLeastRate, kMostRate),
                         "e.g. --tflops bf16=989 (fp32, bf16 or fp16; dense TFLOPS per device)");
     given[names.at(name)] = value * 1e12;
   }

@@ -7,6 +7,11 @@
 
 namespace runner::cli {
 
+// What the plan's quantities may be: a device of 100 KiB to 64 TiB, rates of 0.001 to 100,000
+// GB/s or TFLOPS. Past them a number is a typo (1e30 GiB), and a plan with it is of no machine.
+inline constexpr double kLeastDeviceGiB = 0.0001, kMostDeviceGiB = 65536;
+inline constexpr double kLeastRate = 0.001, kMostRate = 100000;
+
 struct PlanOptions {
   std::string experiment_file;
   std::vector<std::string> overrides;    // --set

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "common/file_kind.hpp"
 #include "config/experiment_file.hpp"
@@ -64,6 +65,8 @@ plugin_host::Registry load_registry(const std::vector<std::string>& command_line
   sources.executable = plugin_host::current_executable();
   plugin_host::Registry registry;
   registry.load_directories(plugin_host::plugin_search_path(sources));
+  for (const auto& library : registry.passed_over())
+    std::cerr << "runner: warning: plugin library " << library << "; passed over\n";
   return registry;
 }
 

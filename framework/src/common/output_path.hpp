@@ -144,6 +144,9 @@ namespace output_detail {
 [[noreturn]] inline void fail_to_write(const std::string& path, int error) {
   if (error == ENOSPC || error == EDQUOT)
     throw DataError("no space left on " + path, "free space on its disk, or name another file");
+  if (error == EFBIG)
+    throw DataError("the file size limit (ulimit -f) stops the writing of " + path,
+                    "raise the limit (ulimit -f)");
   throw DataError("cannot write " + path + ": " + std::strerror(error),
                   "name a file in a folder that exists and can be written");
 }

@@ -1,5 +1,5 @@
 // SIGINT, SIGTERM and SIGHUP during training: caught, and waits made interruptible; SIGPIPE
-// ignored.
+// and SIGXFSZ ignored.
 #include "interrupt/interrupt.hpp"
 
 #include <csignal>
@@ -29,6 +29,8 @@ void install_interrupt_handlers() {
 }
 
 void ignore_closed_outputs() { std::signal(SIGPIPE, SIG_IGN); }
+
+void ignore_file_size_limit() { std::signal(SIGXFSZ, SIG_IGN); }
 
 int interrupt_signal() { return received; }
 

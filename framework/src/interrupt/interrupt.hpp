@@ -17,6 +17,9 @@ void install_interrupt_handlers();
 // A reader of stdout or stderr that went away (`runner exp.toml | head -1`) must not end the
 // training: writes to it fail with EPIPE instead of raising SIGPIPE, and the streams drop them.
 void ignore_closed_outputs();
+// A file-size limit (`ulimit -f`) must not kill the run unrecorded: a write past it fails with
+// EFBIG instead of raising SIGXFSZ, and the writer names the file, the run marked failed.
+void ignore_file_size_limit();
 // The signal that asked to stop, or 0.
 int interrupt_signal();
 // Throws an Interrupted error when a signal asked to stop.

@@ -1,8 +1,10 @@
-// Reading an ELF header and its program headers to check word size, machine and whole segments.
+// Reading an ELF header and its program headers to check word size, machine and whole segments;
+// its section headers to find an exported symbol.
 #include "plugin_host/elf_file.hpp"
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +32,12 @@ constexpr uint16_t kMachine = EM_PPC64;
 
 using Header = std::conditional_t<sizeof(void*) == 8, Elf64_Ehdr, Elf32_Ehdr>;
 using ProgramHeader = std::conditional_t<sizeof(void*) == 8, Elf64_Phdr, Elf32_Phdr>;
+using SectionHeader = std::conditional_t<sizeof(void*) == 8, Elf64_Shdr, Elf32_Shdr>;
+using Symbol = std::conditional_t<sizeof(void*) == 8, Elf64_Sym, Elf32_Sym>;
+
+// A plugin's dynamic symbols are a few thousand at most (LibTorch's templates): past this a
+// table is read no further.
+constexpr uint64_t kMostSymbols = uint64_t{1} << 20;
 
 [[noreturn]] void refuse(const std::string& path, const std::string& reason) {
   throw PluginError("not a plugin library: " + path + ": " + reason,
@@ -76,6 +84,26 @@ void check_segments(const std::string& path, std::ifstream& in, const Header& h,
     if (s.p_type == PT_LOAD) require_range(path, "segments", s.p_offset, 1, s.p_filesz, file_size);
 }
 
+template <typename T>
+std::vector<T> read_entries(std::ifstream& in, uint64_t offset, uint64_t count) {
+  std::vector<T> entries(static_cast<size_t>(count));
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(reinterpret_cast<char*>(entries.data()),
+          static_cast<std::streamsize>(entries.size() * sizeof(T)));
+  if (!in) entries.clear();
+  return entries;
+}
+
+// Whether the string at `offset` of the table at `table` (of `size` bytes) is `name`.
+bool name_at(std::ifstream& in, uint64_t table, uint64_t size, uint64_t offset,
+             const std::string& name) {
+  if (offset >= size || size - offset < name.size() + 1) return false;
+  std::string found(name.size() + 1, '\0');
+  in.seekg(static_cast<std::streamoff>(table + offset));
+  in.read(found.data(), static_cast<std::streamsize>(found.size()));
+  return in && found.compare(0, name.size(), name) == 0 && found.back() == '\0';
+}
+
 }  // namespace
 
 void require_whole_shared_object(const std::string& path) {
@@ -93,6 +121,30 @@ void require_whole_shared_object(const std::string& path) {
   require_range(path, "program headers", h.e_phoff, h.e_phnum, h.e_phentsize, file_size);
   require_range(path, "section headers", h.e_shoff, h.e_shnum, h.e_shentsize, file_size);
   check_segments(path, in, h, file_size);
+}
+
+bool exports_symbol(const std::string& path, const std::string& name) {
+  require_whole_shared_object(path);
+  const uint64_t file_size = std::filesystem::file_size(path);
+  std::ifstream in(path, std::ios::binary);
+  Header h{};
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h) || h.e_shentsize != sizeof(SectionHeader))
+    return false;
+  const auto sections = read_entries<SectionHeader>(in, h.e_shoff, h.e_shnum);
+  for (const auto& table : sections) {
+    if (table.sh_type != SHT_DYNSYM || table.sh_link >= sections.size()) continue;
+    const SectionHeader& strings = sections[table.sh_link];
+    const uint64_t count = std::min<uint64_t>(table.sh_size / sizeof(Symbol), kMostSymbols);
+    if (!table_fits(table.sh_offset, count, sizeof(Symbol), file_size) ||
+        !table_fits(strings.sh_offset, 1, strings.sh_size, file_size))
+      return false;
+    for (const auto& symbol : read_entries<Symbol>(in, table.sh_offset, count)) {
+      const unsigned binding = ELF64_ST_BIND(symbol.st_info);
+      if (symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK)) continue;
+      if (name_at(in, strings.sh_offset, strings.sh_size, symbol.st_name, name)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace runner::plugin_host

@@ -42,8 +42,17 @@ void refuse_other_torch_release(const std::string& path) {
   }
 }
 
+// Read from the file, before dlopen runs any of its constructors: a library that is no plugin
+// runs no code in `runner plugins` or a dry run.
+void require_entry(const std::string& path) {
+  if (!exports_symbol(path, RUNNER_PLUGIN_ENTRY_SYMBOL))
+    throw PluginError("plugin " + path + " has no entry symbol '" RUNNER_PLUGIN_ENTRY_SYMBOL "'",
+                      "a plugin defines its components inside RUNNER_PLUGIN(...) { }");
+}
+
 boost::dll::shared_library open_library(const std::string& path) {
   require_whole_shared_object(path);
+  require_entry(path);
   refuse_other_torch_release(path);
   boost::dll::fs::error_code error;
   dlerror();
@@ -54,10 +63,8 @@ boost::dll::shared_library open_library(const std::string& path) {
   return handle;
 }
 
+// Its entry is exported (require_entry() read it from the file).
 const PluginHeader* call_entry(boost::dll::shared_library& handle, const std::string& path) {
-  if (!handle.has(RUNNER_PLUGIN_ENTRY_SYMBOL))
-    throw PluginError("plugin " + path + " has no entry symbol '" RUNNER_PLUGIN_ENTRY_SYMBOL "'",
-                      "a plugin defines its components inside RUNNER_PLUGIN(...) { }");
   auto& entry = handle.get<EntryFunction>(RUNNER_PLUGIN_ENTRY_SYMBOL);
   const PluginHeader* header = entry();
   if (!header) throw PluginError("plugin " + path + " returned no header from its entry");

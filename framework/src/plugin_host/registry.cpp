@@ -8,6 +8,7 @@
 #include "common/file_kind.hpp"
 #include "config/did_you_mean.hpp"
 #include "plugin_host/call_plugin.hpp"
+#include "plugin_host/library_probe.hpp"
 
 namespace fs = std::filesystem;
 
@@ -56,7 +57,13 @@ void Registry::load_directories(const std::vector<std::string>& folders) {
     std::string canonical = fs::canonical(folder).string();
     if (!seen.insert(canonical).second) continue;
     folders_.push_back(canonical);
-    for (const auto& file : plugin_files(canonical)) load_library(file);
+    for (const auto& file : plugin_files(canonical)) {
+      if (const auto failure = probe_failure(file)) {
+        passed_over_.push_back(file + ": " + *failure);
+        continue;
+      }
+      load_library(file);
+    }
   }
 }
 

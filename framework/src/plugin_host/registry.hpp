@@ -25,7 +25,9 @@ std::string describe(const Registered& registered);
 class Registry : public config::SchemaSource {
  public:
   // Loads every *.so in each folder (missing folders are skipped; the same folder twice is
-  // read once). Throws PluginError for a bad library or a name registered twice.
+  // read once). A library that crashes, ends the process or hangs as it loads in a child
+  // (library_probe.hpp) is passed over, named in passed_over(). Throws PluginError for another
+  // bad library or a name registered twice.
   void load_directories(const std::vector<std::string>& folders);
   void load_library(const std::string& path);
 
@@ -34,6 +36,8 @@ class Registry : public config::SchemaSource {
   const Registered& get(Kind kind, const std::string& name) const;
   std::vector<const Registered*> all() const;
   const std::vector<std::string>& folders() const { return folders_; }
+  // "<library>: crashed with signal 11 (SIGSEGV) while loading", one per library.
+  const std::vector<std::string>& passed_over() const { return passed_over_; }
 
   const Schema* schema(Kind kind, const std::string& name) const override;
   std::vector<std::string> names(Kind kind) const override;
@@ -60,6 +64,7 @@ class Registry : public config::SchemaSource {
 
  private:
   std::vector<std::string> folders_;
+  std::vector<std::string> passed_over_;
   std::map<std::pair<Kind, std::string>, Registered> components_;
 };
 

@@ -1,7 +1,9 @@
-// Reserving a write's bytes past a results file's end with fallocate; NoSpaceLeft on a full disk.
+// Reserving a write's bytes past a results file's end with fallocate; NoSpaceLeft on a full disk
+// or past the file-size limit.
 #include "results/disk_reserve.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,9 +42,15 @@ void reserve_disk_space(const std::string& path, uint64_t bytes) {
   const Fd file(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   struct stat status {};
   if (file.get() < 0 || fstat(file.get(), &status) != 0) return;  // HDF5 reports it
+  // fallocate past the file-size limit succeeds (the size stays), and HDF5's write there would
+  // fail after its superblock already counts the bytes: a file no reader opens.
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<uint64_t>(status.st_size) + bytes > limit.rlim_cur)
+    throw NoSpaceLeft(path, true);
   if (fallocate(file.get(), FALLOC_FL_KEEP_SIZE, status.st_size, static_cast<off_t>(bytes)) == 0)
     return;
-  if (errno == ENOSPC || errno == EDQUOT) throw NoSpaceLeft(path);
+  if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) throw NoSpaceLeft(path, errno == EFBIG);
 }
 
 }  // namespace runner::results::detail

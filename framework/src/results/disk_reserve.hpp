@@ -18,7 +18,8 @@ inline constexpr uint64_t kBytesForAttributes = uint64_t{8} * 1024;
 
 // Allocates `bytes` on the disk past the end of the file at `path` without changing its size
 // (FALLOC_FL_KEEP_SIZE), so that HDF5's next writes land in blocks that exist. Throws
-// NoSpaceLeft naming the file when the disk (or the user's quota) has no room; on a file system
+// NoSpaceLeft naming the file when the disk (or the user's quota) has no room, or the bytes would
+// take it past the process's file-size limit (RLIMIT_FSIZE); on a file system
 // without fallocate it does nothing, and HDF5's own error is reported.
 void reserve_disk_space(const std::string& path, uint64_t bytes);
 

@@ -39,8 +39,8 @@ template <typename Action>
 auto with_context(const std::string& context, Action&& action) {
   try {
     return std::forward<Action>(action)();
-  } catch (const NoSpaceLeft&) {
-    throw NoSpaceLeft(context);
+  } catch (const NoSpaceLeft& error) {
+    throw NoSpaceLeft(context, error.size_limit);
   } catch (const DataError& error) {
     throw DataError(context + ": " + error.what(), error.hint());
   }

@@ -16,18 +16,19 @@ herr_t keep_innermost_reason(unsigned depth, const H5E_error2_t* error, void* re
   return 0;
 }
 
-// Whether any error on the stack is a write that failed with ENOSPC (the sec2 driver's
-// "errno = 28, error message = 'No space left on device'").
-herr_t note_no_space(unsigned /*depth*/, const H5E_error2_t* error, void* no_space) {
-  if (error->desc != nullptr && std::strstr(error->desc, std::strerror(ENOSPC)) != nullptr)
-    *static_cast<bool*>(no_space) = true;
+// The errno of a write on the stack that failed with ENOSPC or EFBIG (the sec2 driver's
+// "errno = 28, error message = 'No space left on device'"), or 0.
+herr_t note_no_space(unsigned /*depth*/, const H5E_error2_t* error, void* found) {
+  for (const int reason : {ENOSPC, EFBIG})
+    if (error->desc != nullptr && std::strstr(error->desc, std::strerror(reason)) != nullptr)
+      *static_cast<int*>(found) = reason;
   return 0;
 }
 
-bool stack_says_no_space() {
-  bool no_space = false;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, note_no_space, &no_space);
-  return no_space;
+int stack_says_no_space() {
+  int found = 0;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, note_no_space, &found);
+  return found;
 }
 
 }  // namespace
@@ -42,9 +43,9 @@ std::string hdf5_error_reason() {
 }
 
 void throw_hdf5_error(const std::string& what) {
-  if (stack_says_no_space()) {
+  if (const int reason = stack_says_no_space()) {
     H5Eclear2(H5E_DEFAULT);
-    throw NoSpaceLeft("the device");
+    throw NoSpaceLeft("the device", reason == EFBIG);
   }
   const std::string reason = hdf5_error_reason();
   throw DataError(reason.empty() ? what : what + ": " + reason);

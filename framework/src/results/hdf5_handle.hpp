@@ -45,13 +45,20 @@ class Handle {
   Closer closer_ = nullptr;
 };
 
-// A write that failed for want of disk space. HDF5's own reason for it is the last of a chain
-// of failures (a later flush says "slist already enabled?"); with_context() names the file.
+// A write that failed for want of disk space, or past the process's file-size limit (EFBIG,
+// `ulimit -f`). HDF5's own reason for it is the last of a chain of failures (a later flush says
+// "slist already enabled?"); with_context() names the file.
 struct NoSpaceLeft : DataError {
-  explicit NoSpaceLeft(const std::string& file)
-      : DataError("no space left on " + file,
-                  "free space on its disk, or name another file with [experiment] results; the "
-                  "epochs flushed before the disk filled are in the file") {}
+  explicit NoSpaceLeft(const std::string& file, bool size_limit = false)
+      : DataError(size_limit ? "the file size limit (ulimit -f) stops the writing of " + file
+                             : "no space left on " + file,
+                  size_limit ? "raise the limit (ulimit -f), or name a file with [experiment] "
+                               "results; the epochs flushed before are in the file"
+                             : "free space on its disk, or name another file with [experiment] "
+                               "results; the epochs flushed before the disk filled are in the "
+                               "file"),
+        size_limit(size_limit) {}
+  bool size_limit;
 };
 
 // HDF5 prints its error stack to stderr by default; runner reports errors itself. The
@@ -61,7 +68,8 @@ void silence_hdf5_error_printing();
 // The innermost reason on HDF5's error stack (e.g. "file signature not found"), or "".
 std::string hdf5_error_reason();
 
-// Throws DataError "<what>: <HDF5's reason>", or NoSpaceLeft when a write found the disk full.
+// Throws DataError "<what>: <HDF5's reason>", or NoSpaceLeft when a write found the disk full
+// or the file at the size limit.
 [[noreturn]] void throw_hdf5_error(const std::string& what);
 
 // Takes ownership of an identifier an HDF5 call returned, throwing when the call failed.

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "checkpoint/run_folder_lock.hpp"
 #include "common/output_path.hpp"
 #include "interrupt/interrupt.hpp"
 #include "plan/dataset_cache.hpp"
@@ -176,6 +178,13 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
   if (writes)
     checkpoint::check_something_to_resume(launch.resume, choices, experiment,
                                           c.recording.results_path);
+  // Held for the sweep: another runner training one of its runs into the same folders is
+  // refused before any run starts, not found out in a pruned checkpoint.
+  std::vector<std::shared_ptr<const checkpoint::RunFolderLock>> run_folder_locks;
+  for (size_t i = 0; writes && i < experiment.runs.size(); ++i)
+    if (choices[i].action != checkpoint::ResumeChoice::Action::keep &&
+        (checkpoints[i].saves() || checkpoints[i].final_weights))
+      run_folder_locks.push_back(checkpoint::lock_run_folder(checkpoints[i].run_folder));
   const ranks::LaunchContext launch_context = c.launch_context();
   ranks::OutsideLaunch outside(launch_context);
   std::vector<int> failed;

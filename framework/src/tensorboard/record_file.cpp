@@ -65,6 +65,9 @@ void RecordFile::fail(const std::string& what) const {
     throw DataError("no space left on " + path_,
                     "free space on its disk, or name another folder with [experiment] "
                     "tensorboard or --tensorboard; the epochs flushed before are in the file");
+  if (errno == EFBIG)
+    throw DataError("the file size limit (ulimit -f) stops the writing of " + path_,
+                    "raise the limit; the epochs flushed before are in the file");
   throw DataError(what + " TensorBoard event file " + path_ + ": " + std::strerror(errno),
                   "check that its folder can be written ([experiment] tensorboard or "
                   "--tensorboard names it)");

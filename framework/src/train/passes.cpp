@@ -131,9 +131,9 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   PassMetrics metrics(s.loading.info.num_classes, s.loading.info.task);
   const int64_t n = s.loading.dataset->size(Split::test);
   const int64_t batch = s.run.train.test_batch_size;
-  auto batches =
-      batches_of(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test), batch);
-  // The first batches of this rank's shard: ranks whose shards are alike stop alike.
+  auto batches = batches_in(s.strategy->shard_samples(torch::arange(n, torch::kInt64), Split::test),
+                            batch, s.loop.test_batches);
+  // The first batches of this rank's shard: every rank stops after as many.
   if (s.loop.max_eval_steps > 0 && static_cast<int64_t>(batches.size()) > s.loop.max_eval_steps)
     batches.resize(static_cast<size_t>(s.loop.max_eval_steps));
   BatchLoader loader = loader_of(s, Split::test, batches, epoch);

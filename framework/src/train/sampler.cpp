@@ -20,4 +20,14 @@ std::vector<torch::Tensor> batches_of(const torch::Tensor& order, int64_t batch_
   return batches;
 }
 
+std::vector<torch::Tensor> batches_in(const torch::Tensor& order, int64_t batch_size,
+                                      int64_t count) {
+  std::vector<torch::Tensor> batches = batches_of(order, batch_size);
+  if (static_cast<int64_t>(batches.size()) <= count) return batches;
+  if (count <= 0) return {};
+  batches.resize(static_cast<size_t>(count));
+  batches.back() = order.slice(0, (count - 1) * batch_size, order.size(0));
+  return batches;
+}
+
 }  // namespace runner::train

@@ -136,6 +136,61 @@ void set_up_model_and_strategy(Session& s, const plugin_host::Registry& registry
   s.strategy->setup(context);
 }
 
+// What each rank's strategy gives it: whether it reports metrics, the samples of its train and
+// test shards. One collective, the same on every rank, so each can name a rank left without.
+struct RankParts {
+  int reporting = 0;
+  std::vector<int64_t> train, test;
+};
+
+RankParts rank_parts(const Session& s) {
+  const int world = s.ranks.world_size();
+  const auto shard = [&](Split split) {
+    return s.strategy->shard_samples(torch::arange(s.loading.dataset->size(split)), split).size(0);
+  };
+  auto parts = torch::zeros({3, world}, torch::kFloat64);
+  parts[0][s.ranks.rank()] = s.loop.reports ? 1.0 : 0.0;
+  parts[1][s.ranks.rank()] = static_cast<double>(shard(Split::train));
+  parts[2][s.ranks.rank()] = static_cast<double>(shard(Split::test));
+  parts = sum_over_ranks(s, parts, "each rank's samples and whether it reports metrics")
+              .to(torch::kCPU)
+              .to(torch::kInt64)
+              .contiguous();
+  RankParts r;
+  r.reporting = static_cast<int>(parts[0].sum().item<int64_t>());
+  const int64_t* data = parts.data_ptr<int64_t>();
+  r.train.assign(data + world, data + 2 * world);
+  r.test.assign(data + 2 * world, data + 3 * world);
+  return r;
+}
+
+// A rank without train samples would step nothing (a loss of 0, or its peers waiting in a
+// collective until the timeout); one without test samples, while others have some, would
+// leave a sharded model's peers gathering its parameters alone.
+void check_every_rank_has_data(const Session& s, const RankParts& parts) {
+  const int world = s.ranks.world_size();
+  const bool drops =
+      s.run.strategy.options.has("drop_last") && s.run.strategy.options.get_bool("drop_last");
+  const auto check = [&](const std::vector<int64_t>& samples, Split split, const char* name) {
+    const auto empty = std::find(samples.begin(), samples.end(), 0);
+    if (empty == samples.end()) return;
+    const int64_t size = s.loading.dataset->size(split);
+    if (split == Split::test && size == 0) return;  // no test split at all: no test passes
+    const bool dropped = split == Split::train && drops;
+    throw ConfigError(
+        fmt::format("the {} split's {} sample{} leave{} rank {} of {} without one (strategy "
+                    "'{}'{}){}",
+                    name, size, size == 1 ? "" : "s", size == 1 ? "s" : "", empty - samples.begin(),
+                    world, s.run.strategy.name, dropped ? ", drop_last = true" : "",
+                    s.run.label.empty() ? "" : " in run " + s.run.label),
+        dropped ? "set strategy.drop_last = false (a short split is repeated to fill every rank), "
+                  "or train on fewer ranks"
+                : fmt::format("train on at most {} ranks, or on a larger {} split", size, name));
+  };
+  check(parts.train, Split::train, "train");
+  check(parts.test, Split::test, "test");
+}
+
 // The epochs' shape, once the strategy says how the batch and the samples divide.
 void set_up_loop(Session& s) {
   const config::TrainSettings& train = s.run.train;
@@ -144,16 +199,19 @@ void set_up_loop(Session& s) {
   loop.batch_size =
       local_batch_size(train.batch_size, s.strategy->data_parallel_degree(s.ranks.world_size()));
   loop.reports = s.strategy->reports_metrics();
-  const auto reporting = torch::tensor(loop.reports ? 1.0 : 0.0, torch::kFloat64);
-  loop.reporting_ranks = static_cast<int>(
-      sum_over_ranks(s, reporting, "the ranks that report metrics").item<double>());
+  const RankParts parts = rank_parts(s);
+  loop.reporting_ranks = parts.reporting;
   if (loop.reporting_ranks < 1)
     throw PluginError("no rank of strategy '" + s.run.strategy.name + "' reports metrics",
                       s.step_components);
+  check_every_rank_has_data(s, parts);
   loop.log_every = train.log_every;
-  const auto samples = torch::arange(s.loading.dataset->size(Split::train));
-  const int64_t shard_size = s.strategy->shard_samples(samples, Split::train).size(0);
+  const int64_t shard_size = parts.train[static_cast<size_t>(s.ranks.rank())];
   loop.steps_per_epoch = (shard_size + loop.batch_size - 1) / loop.batch_size;
+  loop.test_batches = std::numeric_limits<int64_t>::max();
+  for (const int64_t samples : parts.test)
+    loop.test_batches =
+        std::min(loop.test_batches, (samples + train.test_batch_size - 1) / train.test_batch_size);
   if (train.max_steps_per_epoch > 0)
     loop.steps_per_epoch = std::min(loop.steps_per_epoch, train.max_steps_per_epoch);
   loop.max_eval_steps = train.max_eval_steps;

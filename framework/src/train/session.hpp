@@ -42,8 +42,11 @@ struct Loading {
 struct Loop {
   int64_t epochs = 1, steps_per_epoch = 0, log_every = 1;
   int64_t max_eval_steps = 0;  // a test pass's batches on each rank; 0: all of its shard
-  int64_t batch_size = 1;      // this rank's: train.batch_size / the data-parallel degree
-  bool reports = true;         // this rank's steps give the loss and predictions
+  // A test pass's batches on every rank, its shard's last one taking a sample more where
+  // shards differ by one: a sharded model gathers its parameters in each, on every rank.
+  int64_t test_batches = 0;
+  int64_t batch_size = 1;  // this rank's: train.batch_size / the data-parallel degree
+  bool reports = true;     // this rank's steps give the loss and predictions
   int reporting_ranks = 1;
   std::unique_ptr<LearningRateSchedule> schedule;
 };

@@ -3,8 +3,14 @@
 
 #include <runner/errors.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <future>
+#include <sstream>
 #include <system_error>
 
 namespace runner::strategies {
@@ -33,6 +39,32 @@ void make_writable_folder(const fs::path& folder) {
   fs::remove(probe, error);
 }
 
+// `bytes` into a new file at `path`, each write checked. torch::save straight to a file ends
+// the process on a full disk: its writer throws again from its destructor (std::terminate).
+void write_state_file(const fs::path& path, const std::string& bytes) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  size_t done = 0;
+  while (fd >= 0 && done < bytes.size()) {
+    const ssize_t wrote = write(fd, bytes.data() + done, bytes.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) break;
+    done += static_cast<size_t>(wrote);
+  }
+  const int error = fd < 0 || done < bytes.size() ? errno : 0;
+  if (fd >= 0) close(fd);
+  if (error == 0) return;
+  if (error == ENOSPC || error == EDQUOT)
+    throw DataError("no space left on " + path.string(),
+                    "free space on the disk of strategy.offload_dir, or set it to a folder on "
+                    "another disk");
+  if (error == EFBIG)
+    throw DataError("the file size limit (ulimit -f) stops the writing of " + path.string(),
+                    "raise the limit (ulimit -f)");
+  throw DataError("cannot write " + path.string() + ": " + std::strerror(error),
+                  "set strategy.offload_dir to a folder on a local disk with room for the "
+                  "optimizer state");
+}
+
 }  // namespace
 
 OffloadedOptimizer::OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
@@ -56,11 +88,13 @@ OffloadedOptimizer::~OffloadedOptimizer() {
   fs::remove_all(folder_, ignored);
 }
 
-// Throws a RunError naming the file.
+// Throws a RunError naming the file; runner's own errors (a full disk) pass as they are.
 template <typename Action>
 void on_state_file(const fs::path& file, Action&& action) {
   try {
     action();
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     throw RunError("offloaded optimizer state " + file.string() + ": " + e.what(),
                    "check the disk of strategy.offload_dir has room for the optimizer state");
@@ -78,7 +112,9 @@ void OffloadedOptimizer::write_part(size_t i) {
   const fs::path& file = files_[i];
   on_state_file(file, [&] {
     const fs::path written = file.string() + ".tmp";
-    torch::save(*parts_[i], written.string());
+    std::ostringstream bytes;
+    torch::save(*parts_[i], bytes);
+    write_state_file(written, bytes.str());
     fs::rename(written, file);
   });
   parts_[i]->state().clear();

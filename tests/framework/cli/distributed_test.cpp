@@ -239,6 +239,68 @@ TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
   EXPECT_THAT(out.out, Not(HasSubstr("ranks on this machine"))) << out.out;
 }
 
+// One train sample on two ranks with drop_last: no rank would step (a train loss of 0). Refused
+// on every rank before the first step, in one line naming the rank and the key.
+TEST(Distributed, ARankWithoutTrainSamplesIsNamedBeforeTraining) {
+  const std::string dir = scratch_dir("rank_without_train_samples");
+  const auto start = Clock::now();
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\ndrop_last = true\n") +
+                          " --set dataset.train_size=1 --set train.batch_size=2");
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("the train split's 1 sample leaves rank 0 of 2 without one "
+                                 "(strategy 'ddp', drop_last = true)"))
+      << out.err;
+  EXPECT_THAT(out.err, HasSubstr("hint: set strategy.drop_last = false")) << out.err;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));  // not the collective's timeout
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::failed);
+  EXPECT_TRUE(run.steps.empty());
+  EXPECT_FALSE(ranks_left(dir));
+}
+
+// One test sample on two ranks: stage 3 gathers its parameters in every test batch, so rank 0
+// testing alone waited for rank 1 until the timeout.
+TEST(Distributed, ARankWithoutTestSamplesIsNamedBeforeTraining) {
+  const std::string dir = scratch_dir("rank_without_test_samples");
+  const auto start = Clock::now();
+  std::string args = blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\nstage = 3\n") +
+                     " --set dataset.test_size=1 --set dataset.train_size=2 "
+                     "--set train.batch_size=2";
+  args.replace(args.find("exp.toml"), 8, "zero.toml");
+  std::string text = read_file(dir + "/exp.toml");
+  text.replace(text.find("name = \"ddp\""), 12, "name = \"zero\"");
+  write_file(dir + "/zero.toml", text);
+  Output out = run_runner(args);
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_THAT(out.err, HasSubstr("the test split's 1 sample leaves rank 1 of 2 without one "
+                                 "(strategy 'zero')"))
+      << out.err;
+  EXPECT_THAT(out.err, HasSubstr("hint: train on at most 1 ranks")) << out.err;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
+}
+
+// Test shards of 2 and 1 samples in batches of 1: both ranks step through one batch (rank 0's
+// holds both its samples), so stage 3's gathers match, and all 3 samples are counted.
+TEST(Distributed, TestShardsThatDifferByASampleStepThroughAsManyBatches) {
+  const std::string dir = scratch_dir("uneven_test_shards");
+  std::string args = blobs_ddp(dir, "world_size = 2\ntimeout_s = 20\nstage = 3\n") +
+                     " --set dataset.test_size=3 --set train.test_batch_size=1";
+  args.replace(args.find("exp.toml"), 8, "zero.toml");
+  std::string text = read_file(dir + "/exp.toml");
+  text.replace(text.find("name = \"ddp\""), 12, "name = \"zero\"");
+  write_file(dir + "/zero.toml", text);
+  const auto start = Clock::now();
+  Output out = run_runner(args);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
+  auto run = only_run(dir + "/r.h5");
+  EXPECT_EQ(run.status, results::Status::completed);
+  ASSERT_EQ(run.epochs.size(), 1u);
+  // Accuracy over 3 samples: a multiple of a third.
+  const double thirds = run.epochs[0].test_accuracy * 3;
+  EXPECT_NEAR(thirds, std::round(thirds), 1e-9) << run.epochs[0].test_accuracy;
+}
+
 // A tiny GPT-2 on 2 ranks, a batch of 4 in 4 micro-batches.
 std::string tiny_gpt2_in_four(const std::string& dir, const std::string& strategy) {
   const std::string path = dir + "/exp.toml";

@@ -1,6 +1,6 @@
 // Results on a full disk: the disk fills up in the middle of a run (a preloaded library fails
-// the writes past a size with ENOSPC). The run ends with a one-line error and exit 4, and the
-// epochs flushed before the disk filled stay readable.
+// the writes past a size with ENOSPC), or the file reaches the file-size limit. The run ends
+// with a one-line error and exit 4, and the epochs flushed before stay readable.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -81,6 +81,35 @@ TEST(FullDisk, ACheckpointThatCannotBeSavedEndsTheRunAndTheOneBeforeStays) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, results::Status::completed);
   EXPECT_EQ(runs[0].steps.size(), 32u);
+}
+
+// A file-size limit (`ulimit -f`, SIGXFSZ left at its default) reached by the results file in
+// the middle of a run ends it as a full disk does: one line, exit 4, the run recorded failed
+// with the epochs flushed before. It killed runner by SIGXFSZ, the run left "running".
+TEST(FullDisk, AFileSizeLimitEndsTheRunAsAFullDiskDoes) {
+  const std::string dir = scratch_dir("file_size_limit");
+  const std::string roomy = dir + "/roomy.h5";
+  const std::string epochs =
+      "-q --set train.epochs=200 --set checkpoint.final_weights=false "
+      "--plugin-path " +
+      fixture_plugins();
+  write_file(dir + "/roomy.toml", blobs_experiment(roomy));
+  ASSERT_EQ(run_runner(epochs + " " + dir + "/roomy.toml").exit_code, 0);
+  const uintmax_t blocks = std::filesystem::file_size(roomy) / 512;
+
+  const std::string limited = dir + "/limited.h5";
+  write_file(dir + "/limited.toml", blobs_experiment(limited));
+  const Output o = run_runner(epochs + " " + dir + "/limited.toml",
+                              "ulimit -f " + std::to_string(blocks / 2) + ";");
+  EXPECT_EQ(o.exit_code, 4) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("the file size limit (ulimit -f) stops the writing of " + limited))
+      << o.err;
+  const auto runs = results::read_runs(limited);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::failed);
+  EXPECT_THAT(runs[0].error, HasSubstr("the file size limit (ulimit -f)")) << runs[0].error;
+  EXPECT_GE(runs[0].epochs.size(), 1u);
+  EXPECT_LT(runs[0].epochs.size(), 200u);
 }
 
 }  // namespace

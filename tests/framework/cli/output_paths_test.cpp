@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checkpoint/folders.hpp"
+#include "checkpoint/run_folder_lock.hpp"
 #include "results/read_runs.hpp"
 #include "run_binary.hpp"
 
@@ -152,10 +153,12 @@ TEST(OutputPaths, AFailedExportLeavesTheEarlierFilesWhole) {
   ASSERT_EQ(run_runner(export_run, kKill).exit_code, 0);
   const std::string earlier = read_file(t.dir + "/w.pt");
   ASSERT_GT(earlier.size(), 512u);
-  const Output failed = run_runner(export_run, "trap '' XFSZ; ulimit -f 1; " + kKill);
+  // SIGXFSZ left at its default: runner ignores it itself.
+  const Output failed = run_runner(export_run, "ulimit -f 1; " + kKill);
   EXPECT_EQ(failed.exit_code, 4) << failed.err;
-  EXPECT_THAT(failed.err,
-              StartsWith("runner: error: cannot write " + t.dir + "/w.pt: File too large"));
+  EXPECT_THAT(failed.err, StartsWith("runner: error: the file size limit (ulimit -f) stops the "
+                                     "writing of " +
+                                     t.dir + "/w.pt"));
   EXPECT_TRUE(read_file(t.dir + "/w.pt") == earlier) << "the earlier export was written over";
   for (const auto& entry : fs::directory_iterator(t.dir))
     EXPECT_NE(entry.path().filename().string()[0], '.') << "a temporary file stayed: " << entry;
@@ -196,6 +199,31 @@ TEST(OutputPaths, ARunRefusesEachClassAsItsTensorBoardAndCheckpointFolders) {
                    "[checkpoint] dir " + victim.path);
   }
   EXPECT_EQ(results::read_runs(t.results).size(), 1u) << "a refused run was recorded";
+}
+
+// Two runners given one [checkpoint] dir and the same run (their results files apart): the
+// second is refused in one line, exit 4, before it trains, and the first's folder is untouched.
+TEST(OutputPaths, ARunFolderAnotherRunnerTrainsIntoIsRefused) {
+  const TrainedRun t = trained_for("shared_checkpoints");
+  const std::string folder = results::read_runs(t.results).at(0).checkpoints;
+  const std::string second = t.dir + "/second.h5";
+  std::string text = blobs_experiment(second);
+  write_file(t.dir + "/second.toml",
+             text + "[checkpoint]\ndir = \"" + fs::path(folder).parent_path().string() + "\"\n");
+  const std::string run = "-q --plugin-path " + fixture_plugins() + " " + t.dir + "/second.toml";
+  {
+    const auto held = checkpoint::lock_run_folder(folder);  // as the first runner holds it
+    const Output refused = run_runner(run, kKill);
+    EXPECT_EQ(refused.exit_code, 4) << refused.err;
+    EXPECT_THAT(refused.err, StartsWith("runner: error: " + folder +
+                                        ": another runner process is training this run into it"))
+        << refused.err;
+    EXPECT_EQ(refused.err.find("runner: error:", 1), std::string::npos) << refused.err;
+    EXPECT_EQ(checkpoint::step_folders(folder), std::vector<std::string>{t.checkpoint});
+    EXPECT_TRUE(!fs::exists(second) || results::read_runs(second).empty());
+  }
+  const Output after = run_runner(run, kKill);  // the lock gone with its holder
+  EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 
 }  // namespace

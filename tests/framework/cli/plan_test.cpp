@@ -187,6 +187,36 @@ TEST(Plan, RatesGivenBadlyOrMissingForAGpuAreRefused) {
   EXPECT_THAT(cuda.err, HasSubstr("--tflops bf16=T")) << cuda.err;
 }
 
+// Every quantity is a finite number in its unit's range, checked before anything is measured:
+// 1e30 GiB was planned with (for as long as the rates took), nan ignored, and 0 answered with
+// a range whose bound had 309 digits.
+TEST(Plan, EachQuantityOutOfItsRangeIsRefusedWithItsUnit) {
+  const PlanFiles f = plan_files("plan_quantities");
+  const std::string plan = "plan " + f.experiment + " --devices 2 ";
+  const std::string gib = "' is not a number of GiB from 0.0001 to 65536";
+  for (const std::string value : {"1e30", "nan", "inf", "0", "-1", "12GB", "65537"}) {
+    const Output out = run_runner(plan + "--device-memory " + value + kGivenRates);
+    EXPECT_EQ(out.exit_code, 2) << value;
+    EXPECT_THAT(out.err, HasSubstr("--device-memory: '" + value + gib)) << out.err;
+    EXPECT_EQ(out.out.find("rates:"), std::string::npos) << "measured before refusing " << value;
+  }
+  const std::string rate = "' is not a number of GB/s from 0.001 to 100000";
+  for (const std::string option : {"--bandwidth", "--memory-bandwidth"})
+    for (const std::string value : {"nan", "0", "1e30"}) {
+      const Output out = run_runner(plan + option + " " + value);
+      EXPECT_EQ(out.exit_code, 2) << option << " " << value;
+      EXPECT_THAT(out.err, HasSubstr(option + ": '" + value + rate)) << out.err;
+    }
+  for (const std::string given : {"bf16=nan", "bf16=inf", "bf16=1e30", "bf16=12abc", "fp32=0"}) {
+    const Output out = run_runner(plan + "--tflops " + given);
+    EXPECT_EQ(out.exit_code, 2) << given;
+    EXPECT_THAT(out.err, HasSubstr("--tflops '" + given +
+                                   "': use PRECISION=TFLOPS, a number of TFLOPS from 0.001 to "
+                                   "100000"))
+        << out.err;
+  }
+}
+
 TEST(Plan, AGpuPlanOnPaperTakesGivenRates) {
   const PlanFiles f = plan_files("plan_paper");
   const Output plan = run_runner(

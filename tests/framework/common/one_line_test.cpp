@@ -1,7 +1,9 @@
-// one_line: the first line of an error from LibTorch or a plugin, without a backtrace, clipped.
+// one_line: the first line of an error from LibTorch or a plugin, without a backtrace, clipped;
+// an allocation that failed named as memory.
 #include "common/one_line.hpp"
 
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <stdexcept>
 #include <string>
@@ -31,6 +33,22 @@ TEST(OneLine, ClipsALongLineAndSaysHowLongItWas) {
 TEST(OneLine, ALineAtTheLimitIsWhole) {
   const std::string exact(kQuotedErrorCharacters, 'y');
   EXPECT_EQ(one_line(std::runtime_error(exact)), exact);
+}
+
+// 2^48 floats are 2^50 bytes, 2^20 GiB: past any x86-64 process's address space (2^47), so the
+// allocation fails even where the kernel overcommits.
+TEST(OneLine, ATensorTooLargeForMemoryIsNamedWithItsSize) {
+  try {
+    const auto huge = torch::empty({int64_t{1} << 48}, torch::kFloat32);
+    FAIL() << "allocated " << huge.numel() << " floats";
+  } catch (const c10::Error& e) {
+    EXPECT_EQ(one_line(e),
+              "out of memory: an allocation of 1048576.00 GiB (1125899906842624 bytes) failed");
+  }
+}
+
+TEST(OneLine, BadAllocIsNamedAsMemory) {
+  EXPECT_EQ(one_line(std::bad_alloc()), "out of memory: an allocation failed (std::bad_alloc)");
 }
 
 }  // namespace

@@ -194,7 +194,7 @@ TEST(WriteFileWhole, AFailedWriteLeavesTheOldFileWhole) {
   }
   setrlimit(RLIMIT_FSIZE, &before);
   signal(SIGXFSZ, old_handler);
-  EXPECT_EQ(said, "cannot write " + path + ": File too large");
+  EXPECT_EQ(said, "the file size limit (ulimit -f) stops the writing of " + path);
   EXPECT_EQ(contents(path), "old contents");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
 }

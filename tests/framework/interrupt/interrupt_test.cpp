@@ -1,12 +1,14 @@
 // Ctrl-C, SIGTERM and SIGHUP: caught and asked for between steps (SIGHUP not under nohup);
-// a closed pipe fails the write instead of ending the process; a wait that only a timeout ends is
-// cut short after its grace, the run recorded first, with exit code 128 + the signal. Each
-// case raises its signal in a child process (a death test): the signal stays caught for good.
+// a closed pipe and a file-size limit fail the write instead of ending the process; a wait that
+// only a timeout ends is cut short after its grace, the run recorded first, with exit code 128 +
+// the signal. Each case raises its signal in a child process (a death test): the signal stays
+// caught for good.
 #include "interrupt/interrupt.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,6 +67,24 @@ TEST(Interrupt, AHangupIgnoredBeforeStaysIgnored) {
 TEST(Interrupt, AClosedOutputFailsTheWriteInsteadOfEndingTheProcess) {
   EXPECT_EXIT(write_to_a_closed_pipe(true), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(write_to_a_closed_pipe(false), ::testing::KilledBySignal(SIGPIPE), "");
+}
+
+// A write past a file-size limit returns EFBIG; without the call SIGXFSZ ends the child.
+[[noreturn]] void write_past_a_size_limit(bool ignoring) {
+  std::signal(SIGXFSZ, SIG_DFL);
+  if (ignoring) ignore_file_size_limit();
+  const rlimit limit{4, 4};
+  if (setrlimit(RLIMIT_FSIZE, &limit) != 0) std::_Exit(2);
+  FILE* file = std::tmpfile();
+  if (file == nullptr) std::_Exit(3);
+  const bool failed = write(fileno(file), "12345678", 8) == 4 &&
+                      write(fileno(file), "5678", 4) == -1 && errno == EFBIG;
+  std::_Exit(failed ? 0 : 1);
+}
+
+TEST(Interrupt, AFileSizeLimitFailsTheWriteInsteadOfEndingTheProcess) {
+  EXPECT_EXIT(write_past_a_size_limit(true), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(write_past_a_size_limit(false), ::testing::KilledBySignal(SIGXFSZ), "");
 }
 
 // A wait in progress when the signal comes: after its grace the run is recorded and the

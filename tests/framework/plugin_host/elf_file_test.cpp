@@ -8,6 +8,7 @@
 
 #include "fixtures.hpp"
 #include "load_error.hpp"
+#include "plugin_host/elf_file.hpp"
 #include "plugin_host/library.hpp"
 
 using ::testing::HasSubstr;
@@ -58,14 +59,24 @@ TEST(ElfFile, AnEmptyFileIsNotElf) {
   EXPECT_THAT(load_error(write_library("empty", "")), HasSubstr("not an ELF file"));
 }
 
-// A whole ELF object that dlopen still refuses keeps the loader's reason.
-TEST(ElfFile, TheLoadersOwnReasonIsKept) {
+// A position-independent executable is an ELF shared object to the checks: it is refused by its
+// missing entry, read from the file, before dlopen could run any of its code.
+TEST(ElfFile, AnExecutableIsRefusedByItsMissingEntryUnopened) {
   std::ifstream in("/bin/true", std::ios::binary);
   const std::string executable(std::istreambuf_iterator<char>(in), {});
   ASSERT_FALSE(executable.empty());
-  const std::string message = load_error(write_library("executable", executable));
+  const std::string path = write_library("executable", executable);
+  EXPECT_FALSE(exports_symbol(path, RUNNER_PLUGIN_ENTRY_SYMBOL));
+  const std::string message = load_error(path);
   EXPECT_THAT(message, Not(HasSubstr("Bad file descriptor"))) << message;
-  EXPECT_THAT(message, HasSubstr("cannot dynamically load")) << message;
+  EXPECT_THAT(message, HasSubstr("has no entry symbol 'runner_plugin_entry'")) << message;
+}
+
+TEST(ElfFile, APluginsEntryIsFoundInItsFile) {
+  EXPECT_TRUE(exports_symbol(runner::testing::fixture_library("good"), RUNNER_PLUGIN_ENTRY_SYMBOL));
+  EXPECT_TRUE(exports_symbol(runner::testing::fixture_library("no_entry"), "fixture_answer"));
+  EXPECT_FALSE(
+      exports_symbol(runner::testing::fixture_library("no_entry"), RUNNER_PLUGIN_ENTRY_SYMBOL));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Tests of the sampler: permutations from seed and epoch only, the last partial batch kept.
+// Tests of the sampler: permutations from seed and epoch only, the last partial batch kept, a
+// shard cut into as many batches as its peers'.
 #include <gtest/gtest.h>
 
 #include "train/sampler.hpp"
@@ -27,6 +28,19 @@ TEST(Sampler, BatchesKeepTheLastPartialOne) {
   ASSERT_EQ(batches.size(), 3u);
   EXPECT_EQ(batches[2].size(0), 2);
   EXPECT_EQ(batches[1][0].item<int64_t>(), 4);
+}
+
+// Shards of 5 and 4 samples in batches of 2 (3 and 2 batches): both step through 2, the
+// larger one's last batch taking its 5th sample.
+TEST(Sampler, BatchesInACountTheLastTakingTheRest) {
+  const auto longer = batches_in(torch::arange(5), 2, 2);
+  ASSERT_EQ(longer.size(), 2u);
+  EXPECT_TRUE(longer[1].equal(torch::arange(2, 5)));
+  const auto shorter = batches_in(torch::arange(4), 2, 2);
+  ASSERT_EQ(shorter.size(), 2u);
+  EXPECT_EQ(shorter[1].size(0), 2);
+  EXPECT_EQ(batches_in(torch::arange(3), 2, 5).size(), 2u);  // fewer than asked: all kept
+  EXPECT_TRUE(batches_in(torch::arange(3), 2, 0).empty());
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 // The file-offloaded optimizer steps its parts exactly as one optimizer over all of them would,
 // with the next part's reading and the last one's writing overlapping each step, and a state
-// file that cannot be read fails the step naming it.
+// file that cannot be read, or written (a full disk, a file-size limit), fails the step naming it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <runner/errors.hpp>
 
+#include <csignal>
 #include <fstream>
 
 #include "../offloaded_optimizer.hpp"
@@ -69,6 +71,35 @@ TEST(OffloadedOptimizer, AStateFileThatCannotBeReadFailsTheStepNamingIt) {
     }
   }
   EXPECT_FALSE(fs::exists(folder)) << "the folder goes with the optimizer, after a failure too";
+}
+
+// A write that fails (here past a file-size limit of 64 KiB; a full disk fails the same writes
+// with ENOSPC) is a DataError naming the file: torch::save straight to the file ended the process
+// in std::terminate, its writer throwing again from its destructor.
+TEST(OffloadedOptimizer, AStateFileThatCannotBeWrittenFailsTheStepNamingIt) {
+  std::vector<torch::Tensor> parts = masters(7);
+  const fs::path folder = scratch("unwritable");
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  std::string said;
+  {
+    OffloadedOptimizer files(parts, adamw, folder);
+    give_seeded_gradients(parts, 500);
+    rlimit small = before;
+    small.rlim_cur = 64 * 1024;  // part 2's two states take 2.4 MB
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    try {
+      files.step();
+    } catch (const DataError& e) {
+      said = e.what();
+    }
+    setrlimit(RLIMIT_FSIZE, &before);
+  }
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(said, "the file size limit (ulimit -f) stops the writing of " +
+                      (folder / "part2.pt.tmp").string());
+  EXPECT_FALSE(fs::exists(folder));
 }
 
 }  // namespace

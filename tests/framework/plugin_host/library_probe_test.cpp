@@ -1,0 +1,100 @@
+// Libraries tried in a child process before the host loads them: one whose constructor crashes,
+// throws or exits is named with how and passed over; one that loads is remembered in the cache;
+// a library that is no plugin runs no code at all.
+#include "plugin_host/library_probe.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "fixtures.hpp"
+#include "load_error.hpp"
+#include "plugin_host/registry.hpp"
+
+using ::testing::HasSubstr;
+
+namespace runner::plugin_host {
+namespace {
+
+using runner::testing::fixture_dir;
+using runner::testing::fixture_library;
+using runner::testing::fresh_dir;
+
+// Each test its own cache, and the fixture's constructor told what to do.
+class LibraryProbe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = fresh_dir("probe_cache");
+    setenv("XDG_CACHE_HOME", cache_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("XDG_CACHE_HOME");
+    unsetenv("FIXTURE_CONSTRUCTOR");
+  }
+  static std::optional<std::string> probed_with(const char* constructor) {
+    setenv("FIXTURE_CONSTRUCTOR", constructor, 1);
+    return probe_failure(fixture_library("constructor"));
+  }
+  std::string cache_;
+};
+
+TEST_F(LibraryProbe, ACrashIsNamedWithItsSignal) {
+  EXPECT_EQ(probed_with("segfault"), "crashed with signal 11 (SIGSEGV) while loading");
+}
+
+TEST_F(LibraryProbe, AnExceptionFromAConstructorIsNamedAsOne) {
+  EXPECT_EQ(probed_with("throw"),
+            "crashed with signal 6 (SIGABRT) while loading: an exception from a constructor, or "
+            "abort()");
+}
+
+TEST_F(LibraryProbe, AConstructorThatEndsTheProcessIsNamed) {
+  EXPECT_EQ(probed_with("exit"),
+            "ended the process with exit code 0 while loading (a constructor that calls exit())");
+}
+
+// What loaded once, unchanged, is not tried again: the cache holds its line.
+TEST_F(LibraryProbe, ALibraryThatLoadsIsRemembered) {
+  EXPECT_EQ(probed_with("nothing"), std::nullopt);
+  const auto cache = std::filesystem::path(cache_) / "runner";
+  ASSERT_TRUE(std::filesystem::is_directory(cache));
+  const auto file = std::filesystem::directory_iterator(cache)->path();
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr(" " + fixture_library("constructor") + "\n"));
+  EXPECT_EQ(probed_with("segfault"), std::nullopt);  // not tried: it did not change
+}
+
+// Failed ones are tried every time, so a fixed library is loaded again at once.
+TEST_F(LibraryProbe, AFailureIsNotRemembered) {
+  EXPECT_NE(probed_with("segfault"), std::nullopt);
+  EXPECT_EQ(probed_with("nothing"), std::nullopt);
+}
+
+TEST_F(LibraryProbe, TheRegistryPassesOverACrashingLibraryAndLoadsTheRest) {
+  setenv("FIXTURE_CONSTRUCTOR", "segfault", 1);
+  Registry registry;
+  registry.load_directories({fixture_dir("constructor"), fixture_dir("good")});
+  ASSERT_EQ(registry.passed_over().size(), 1u);
+  EXPECT_EQ(registry.passed_over()[0],
+            fixture_library("constructor") + ": crashed with signal 11 (SIGSEGV) while loading");
+  EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr);
+}
+
+// The entry is looked for in the file: the library's constructor never runs, in a child or here.
+TEST_F(LibraryProbe, ALibraryThatIsNoPluginRunsNoCode) {
+  const std::string mark = fresh_dir("probe_mark") + "/ran";
+  setenv("FIXTURE_MARK", mark.c_str(), 1);
+  EXPECT_EQ(probe_failure(fixture_library("no_entry")), std::nullopt);
+  EXPECT_THAT(runner::testing::load_error(fixture_library("no_entry")),
+              HasSubstr("has no entry symbol 'runner_plugin_entry'"));
+  unsetenv("FIXTURE_MARK");
+  EXPECT_FALSE(std::filesystem::exists(mark));
+}
+
+}  // namespace
+}  // namespace runner::plugin_host
