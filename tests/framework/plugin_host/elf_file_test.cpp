@@ -72,6 +72,13 @@ TEST(ElfFile, AnExecutableIsRefusedByItsMissingEntryUnopened) {
   EXPECT_THAT(message, HasSubstr("has no entry symbol 'runner_plugin_entry'")) << message;
 }
 
+// A library with the entry that dlopen still refuses keeps the loader's reason.
+TEST(ElfFile, TheLoadersOwnReasonIsKept) {
+  const std::string message = load_error(fixture_library("undefined_symbol"));
+  EXPECT_THAT(message, HasSubstr("undefined symbol: runner_fixture_defined_nowhere")) << message;
+  EXPECT_THAT(message, HasSubstr(fixture_library("undefined_symbol"))) << message;
+}
+
 TEST(ElfFile, APluginsEntryIsFoundInItsFile) {
   EXPECT_TRUE(exports_symbol(runner::testing::fixture_library("good"), RUNNER_PLUGIN_ENTRY_SYMBOL));
   EXPECT_TRUE(exports_symbol(runner::testing::fixture_library("no_entry"), "fixture_answer"));
