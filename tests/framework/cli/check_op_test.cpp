@@ -76,7 +76,8 @@ TEST(CheckOpCommand, BadArgumentsAreConfigErrorsNamingThem) {
         Case{"check-op relu --repeat 0", "'0' is not a whole number from 1 to 100000"},
         Case{"check-op relu --repeat 1000000000",
              "'1000000000' is not a whole number from 1 to 100000"},
-        Case{"check-op relu --threads -1", "'-1' is not a whole number of at least 0"}}) {
+        Case{"check-op relu --threads -1", "'-1' is not a whole number from 0 to 1024"},
+        Case{"check-op relu --threads 1025", "'1025' is not a whole number from 0 to 1024"}}) {
     Output o = run_runner(c.args);
     EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
     EXPECT_THAT(o.err, HasSubstr(c.named)) << c.args << "\n" << o.err;
