@@ -24,11 +24,13 @@ using runner::testing::fixture_dir;
 using runner::testing::fixture_library;
 using runner::testing::fresh_dir;
 
-// Each test its own cache, and the fixture's constructor told what to do.
+// Each test its own cache (ctest runs them side by side, each in a process of its own), and the
+// fixture's constructor told what to do.
 class LibraryProbe : public ::testing::Test {
  protected:
   void SetUp() override {
-    cache_ = fresh_dir("probe_cache");
+    cache_ = fresh_dir(std::string("probe_cache_") +
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
     setenv("XDG_CACHE_HOME", cache_.c_str(), 1);
   }
   void TearDown() override {
