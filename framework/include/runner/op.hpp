@@ -61,7 +61,8 @@ class Op {
   torch::Tensor operator()(const torch::Tensor& x) const { return forward({x}, {}); }
 
   // The built-in computation the op stands for (at::gelu, conv2d then relu), on the same
-  // inputs and attributes. An op without one is only gradchecked and timed by check-op.
+  // inputs and attributes. check-op runs it on float64 copies of the floating-point inputs
+  // (in their own dtype if it throws there). An op without one is only gradchecked and timed.
   virtual bool has_reference() const { return false; }
   virtual torch::Tensor reference(const std::vector<torch::Tensor>& /*inputs*/,
                                   const OpAttributes& /*attributes*/) const {

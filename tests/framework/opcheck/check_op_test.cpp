@@ -51,6 +51,20 @@ TEST(CheckOp, WrongBackwardFailsTheGradientsAndGradcheck) {
   EXPECT_THAT(report_text(report), HasSubstr("check-op square: FAILED"));
 }
 
+TEST(CheckOp, TheReferenceRunsInFloat64SoItsFloat32SlipsAreNotTheOps) {
+  CheckReport report = check_op("square", opcheck_test::Float32SlipReferenceSquare(), quick());
+  EXPECT_TRUE(report.passed()) << report_text(report);
+  for (const auto& c : report.cases)
+    for (const auto& d : c.differences) EXPECT_LT(d.max_rel, 1e-6) << c.label << " " << d.what;
+}
+
+TEST(CheckOp, AReferenceThatRefusesFloat64RunsInTheCasesOwnDtype) {
+  CheckReport report = check_op("square", opcheck_test::Float32OnlyReferenceSquare(), quick());
+  EXPECT_TRUE(report.passed()) << report_text(report);
+  CheckReport wrong = check_op("square", opcheck_test::WrongBackwardSquare(), quick());
+  EXPECT_EQ(report.cases.size(), wrong.cases.size());
+}
+
 TEST(CheckOp, WrongForwardFailsTheOutput) {
   CheckReport report = check_op("square", opcheck_test::WrongForwardSquare(), quick());
   EXPECT_FALSE(report.passed());

@@ -1,4 +1,5 @@
-// Small ops whose right answers are formulas: x^2 with a correct, a wrong or no backward.
+// Small ops whose right answers are formulas: x^2 with a correct, a wrong or no backward, and
+// references that slip or refuse float64.
 #pragma once
 
 #include <torch/torch.h>
@@ -52,6 +53,28 @@ class ContiguousOnlySquare : public RightSquare {
                         const runner::OpAttributes& attributes) const override {
     if (!inputs.at(0).is_contiguous()) throw std::runtime_error("needs a contiguous input");
     return RightSquare::forward(inputs, attributes);
+  }
+};
+
+// Its reference slips in float32 alone, as a library's float32 kernel can: check-op runs the
+// reference in float64, so the op is not blamed for it.
+class Float32SlipReferenceSquare : public RightSquare {
+ public:
+  torch::Tensor reference(const std::vector<torch::Tensor>& inputs,
+                          const runner::OpAttributes& attributes) const override {
+    const torch::Tensor y = RightSquare::reference(inputs, attributes);
+    return inputs.at(0).scalar_type() == torch::kFloat ? y * 1.5 : y;
+  }
+};
+
+// Its reference takes float32 alone: check-op falls back to the case's own dtype.
+class Float32OnlyReferenceSquare : public RightSquare {
+ public:
+  torch::Tensor reference(const std::vector<torch::Tensor>& inputs,
+                          const runner::OpAttributes& attributes) const override {
+    if (inputs.at(0).scalar_type() != torch::kFloat)
+      throw std::runtime_error("the reference takes float32 alone");
+    return RightSquare::reference(inputs, attributes);
   }
 };
 

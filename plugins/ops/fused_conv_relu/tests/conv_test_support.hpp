@@ -68,8 +68,18 @@ inline Result run_with_gradients(const Forward& f, const std::vector<torch::Tens
   return result;
 }
 
-// Expects the op and its reference to agree on `inputs`, output and gradients, within
-// `tolerance` relative error.
+// `inputs` in float64 (undefined ones kept): the reference runs there, so that the op is held to
+// the precise answer rather than to the library's own float32 path. oneDNN 3.7 (LibTorch 2.6 on
+// Debian 13) computes conv2d's float32 gradient of x wrongly on AMD Zen 4 with AVX-512 (relative
+// error 0.3 to 2; its jit:avx512_core backward_data), while its float64 path is right.
+inline std::vector<torch::Tensor> in_double(const std::vector<torch::Tensor>& inputs) {
+  std::vector<torch::Tensor> converted;
+  for (const torch::Tensor& t : inputs) converted.push_back(t.defined() ? t.to(torch::kDouble) : t);
+  return converted;
+}
+
+// Expects the op and its reference (in float64) to agree on `inputs`, output and gradients,
+// within `tolerance` relative error.
 inline void expect_matches_reference(const runner::Op& op, const std::vector<torch::Tensor>& inputs,
                                      const runner::OpAttributes& attributes, double tolerance,
                                      const std::string& label) {
@@ -80,10 +90,11 @@ inline void expect_matches_reference(const runner::Op& op, const std::vector<tor
   const Forward theirs = [&](const std::vector<torch::Tensor>& in) {
     return op.reference(in, attributes);
   };
-  const torch::Tensor expected_output = op.reference(inputs, attributes).detach();
+  const std::vector<torch::Tensor> precise_inputs = in_double(inputs);
+  const torch::Tensor expected_output = op.reference(precise_inputs, attributes).detach();
   const torch::Tensor v = torch::randn(expected_output.sizes(), expected_output.options());
-  const Result got = run_with_gradients(mine, inputs, v);
-  const Result want = run_with_gradients(theirs, inputs, v);
+  const Result got = run_with_gradients(mine, inputs, v.to(inputs.at(0).scalar_type()));
+  const Result want = run_with_gradients(theirs, precise_inputs, v);
   ASSERT_EQ(got.output.sizes(), want.output.sizes()) << label;
   EXPECT_LE(relative_error(got.output, want.output), tolerance) << label << " output";
   ASSERT_EQ(got.gradients.size(), want.gradients.size()) << label;
