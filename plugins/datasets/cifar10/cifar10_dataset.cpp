@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "download.hpp"
+#include "cifar10_download.hpp"
 
 namespace cifar10 {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 
+#include "cifar10_download_options.hpp"
 #include "cifar10_files.hpp"
-#include "download_options.hpp"
 
 namespace cifar10 {
 

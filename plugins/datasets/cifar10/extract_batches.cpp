@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "cifar10_download_options.hpp"
 #include "cifar10_files.hpp"
-#include "download_options.hpp"
 
 namespace cifar10 {
 namespace {

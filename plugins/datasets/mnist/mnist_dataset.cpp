@@ -5,7 +5,7 @@
 #include <runner/errors.hpp>
 #include <runner/option_fields.hpp>
 
-#include "download.hpp"
+#include "mnist_download.hpp"
 #include "mnist_files.hpp"
 
 namespace mnist {

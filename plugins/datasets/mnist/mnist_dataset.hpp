@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "download_options.hpp"
+#include "mnist_download_options.hpp"
 
 namespace mnist {
 

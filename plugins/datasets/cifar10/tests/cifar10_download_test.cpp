@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
+#include "cifar10_download.hpp"
 #include "cifar10_test_files.hpp"
-#include "download.hpp"
 #include "loopback_http_server.hpp"
 #include "runner_testing/files.hpp"
 #include "tar_writer.hpp"

@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "download.hpp"
 #include "loopback_http_server.hpp"
+#include "mnist_download.hpp"
 #include "mnist_expected_set.hpp"
 #include "mnist_files.hpp"
 #include "mnist_test_files.hpp"

@@ -3,25 +3,21 @@
 #include <gtest/gtest.h>
 
 #include <runner_testing/in_process_ranks.hpp>
+#include <runner_testing/layered_model.hpp>
 #include "../ddp_strategy.hpp"
 #include "tiny_model.hpp"
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::ddp_tests {
 namespace {
 
 using strategies::DdpOptions;
 using strategies::DdpStrategy;
+using strategies::testing::rows_of;
 
 constexpr int kWorld = 2;
 constexpr int kSteps = 8;
-
-// This rank's rows of a global batch: every world-th from `rank`, as the sampler shards.
-Batch rows_of(const Batch& global, int rank, int world) {
-  auto rows = torch::arange(rank, global.inputs.size(0), world);
-  return {global.inputs.index_select(0, rows), global.targets.index_select(0, rows)};
-}
 
 struct RankRecord {
   std::vector<torch::Tensor> parameters;  // after each step
@@ -216,4 +212,4 @@ TEST(Ddp, DropLastDropsTheTail) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::ddp_tests

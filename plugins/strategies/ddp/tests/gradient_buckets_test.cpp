@@ -4,7 +4,7 @@
 #include "../gradient_buckets.hpp"
 #include "tiny_model.hpp"
 
-namespace runner::testing {
+namespace runner::testing::ddp_tests {
 namespace {
 
 using strategies::GradientBuckets;
@@ -55,4 +55,4 @@ TEST(GradientBuckets, AParameterBackwardDidNotReachGetsAZeroGradient) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::ddp_tests

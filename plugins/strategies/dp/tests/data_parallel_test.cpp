@@ -10,7 +10,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::strategies {
+namespace runner::strategies::dp_tests {
 namespace {
 
 using testing::context_for;
@@ -235,4 +235,4 @@ TEST(DataParallel, AReplicaUnlikeTheMasterIsRefused) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::dp_tests

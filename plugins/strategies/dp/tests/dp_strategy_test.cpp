@@ -9,7 +9,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::strategies {
+namespace runner::strategies::dp_tests {
 namespace {
 
 using testing::context_for;
@@ -140,4 +140,4 @@ TEST(DpStrategy, OnCudaDevicesTenStepsMatchOneDevice) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::dp_tests

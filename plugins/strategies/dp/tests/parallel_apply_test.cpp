@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace runner::strategies {
+namespace runner::strategies::dp_tests {
 namespace {
 
 const std::vector<torch::Device> kThreeCpus(3, torch::kCPU);
@@ -71,4 +71,4 @@ TEST(ParallelApply, AFailureIsRethrownAfterEveryPieceHasFinished) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::dp_tests

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace runner::strategies {
+namespace runner::strategies::dp_tests {
 namespace {
 
 std::vector<int64_t> sizes_of(const std::vector<torch::Tensor>& chunks) {
@@ -36,4 +36,4 @@ TEST(Gather, JoinsInOrderAndSendsEachChunkItsGradient) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::dp_tests

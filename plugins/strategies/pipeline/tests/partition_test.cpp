@@ -3,7 +3,7 @@
 
 #include "../partition.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::pipeline_tests {
 namespace {
 
 using Ranges = std::vector<LayerRange>;
@@ -55,4 +55,4 @@ TEST(Partition, ByFlopsTheHeadsStageTakesFewerBlocks) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::pipeline_tests

@@ -8,7 +8,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::pipeline_tests {
 namespace {
 
 // 4 layers of 1000 parameters, each holding 100 bytes per sample and passing on 10.
@@ -118,4 +118,4 @@ TEST(PipelinePlan, MoreStagesThanLayersOrNoLayersAreRefusedAsTheRunRefusesThem) 
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::pipeline_tests

@@ -10,7 +10,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::pipeline_tests {
 namespace {
 
 using strategies::PipelineOptions;
@@ -234,4 +234,4 @@ TEST(Pipeline, StagesThatDoNotDivideTheRanksAreRefused) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::pipeline_tests

@@ -3,7 +3,7 @@
 
 #include "../schedule.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::pipeline_tests {
 namespace {
 
 using A = PipelineAction;
@@ -74,4 +74,4 @@ TEST(Schedule, AnUnknownNameIsRefused) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::pipeline_tests

@@ -3,7 +3,7 @@
 
 #include "single_strategy.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::single_tests {
 namespace {
 
 // y = w * x, loss = mean((y - t)^2): a step of SGD is w - lr * mean(2 (w x - t) x).
@@ -64,4 +64,4 @@ TEST(SingleStrategy, TheLearningRateCanChangeBetweenSteps) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::single_tests

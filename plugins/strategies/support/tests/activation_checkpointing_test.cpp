@@ -10,7 +10,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 using testing::LayeredModel;
@@ -99,4 +99,4 @@ TEST(ActivationCheckpointing, AModelWithoutLayersIsRefusedWithTheKey) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

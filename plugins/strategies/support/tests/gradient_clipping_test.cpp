@@ -7,7 +7,7 @@
 
 #include "with_gradient.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 using testing::with_gradient;
@@ -71,4 +71,4 @@ TEST(GradientClipping, TheSumIsCalledEvenWithoutGradientsHere) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

@@ -7,7 +7,7 @@
 
 #include "with_gradient.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 using testing::with_gradient;
@@ -65,4 +65,4 @@ TEST(LossScaler, AnOverflowOnAnotherShardCountsThroughTheSum) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

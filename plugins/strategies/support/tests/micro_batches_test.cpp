@@ -3,7 +3,7 @@
 
 #include <runner/strategies/micro_batches.hpp>
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 Batch rows(int64_t n) {
@@ -70,4 +70,4 @@ TEST(MicroBatches, JoinedPredictionsAreTheWholeBatchsArgmax) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

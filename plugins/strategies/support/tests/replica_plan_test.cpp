@@ -4,7 +4,7 @@
 
 #include "runner/strategies/replica_plan.hpp"
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 LayerEstimate layer(double held, double output) {
@@ -63,4 +63,4 @@ TEST(ReplicaPlan, AModelWithoutLayersEvaluatesWithItsWholeForward) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

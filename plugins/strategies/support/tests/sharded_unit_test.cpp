@@ -4,7 +4,7 @@
 #include <runner/strategies/sharded_unit.hpp>
 #include <runner_testing/in_process_ranks.hpp>
 
-namespace runner::testing {
+namespace runner::testing::support_tests {
 namespace {
 
 using strategies::ShardedUnit;
@@ -78,4 +78,4 @@ TEST(ShardedUnit, AGradientTakenTwiceInOneBackwardIsAnError) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::support_tests

@@ -7,7 +7,7 @@
 
 #include <runner_testing/layered_model.hpp>
 
-namespace runner::strategies {
+namespace runner::strategies::support_tests {
 namespace {
 
 using testing::LayeredModel;
@@ -179,4 +179,4 @@ TEST(TrainingStep, HooksAndTheMeterSeeEveryMicroBatchAndOneLastOne) {
 }
 
 }  // namespace
-}  // namespace runner::strategies
+}  // namespace runner::strategies::support_tests

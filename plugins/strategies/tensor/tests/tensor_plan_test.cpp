@@ -10,7 +10,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::tensor_tests {
 namespace {
 
 using strategies::plan_tensor;
@@ -109,4 +109,4 @@ TEST(TensorPlan, ADegreeThatDoesNotDivideTheRanksIsRefused) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::tensor_tests

@@ -14,7 +14,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::tensor_tests {
 namespace {
 
 using strategies::TensorOptions;
@@ -218,4 +218,4 @@ TEST(Tensor, AModelThatCannotSplitIsAConfigError) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::tensor_tests

@@ -8,7 +8,7 @@
 #include "runner_testing/layered_model.hpp"
 #include "seeded_gradients.hpp"
 
-namespace runner::testing {
+namespace runner::testing::zero_tests {
 namespace {
 
 using strategies::HostOptimizer;
@@ -78,4 +78,4 @@ TEST(HostOptimizer, ItsStateLoadedIntoAnotherGoesOnAlike) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::zero_tests

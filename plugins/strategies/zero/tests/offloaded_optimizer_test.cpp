@@ -16,7 +16,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::zero_tests {
 namespace {
 
 using strategies::OffloadedOptimizer;
@@ -103,4 +103,4 @@ TEST(OffloadedOptimizer, AStateFileThatCannotBeWrittenFailsTheStepNamingIt) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::zero_tests

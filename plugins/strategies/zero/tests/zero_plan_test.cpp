@@ -8,7 +8,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::zero_tests {
 namespace {
 
 // A model of 10 million parameters in `layers` equal layers, no activations to speak of.
@@ -129,4 +129,4 @@ TEST(ZeroPlan, OffloadedStateInMemoryIsThreeUnitsParts) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::zero_tests

@@ -17,7 +17,7 @@
 
 using ::testing::HasSubstr;
 
-namespace runner::testing {
+namespace runner::testing::zero_tests {
 namespace {
 
 using strategies::ZeroOptions;
@@ -350,4 +350,4 @@ TEST(Zero, OffloadToTheHostFollowsTheStateOnTheGpu) {
 }
 
 }  // namespace
-}  // namespace runner::testing
+}  // namespace runner::testing::zero_tests

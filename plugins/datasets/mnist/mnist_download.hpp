@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "download_options.hpp"
+#include "mnist_download_options.hpp"
 
 namespace mnist {
 

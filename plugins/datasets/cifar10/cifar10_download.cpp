@@ -1,5 +1,5 @@
 // download_cifar_files: the archive from the mirrors in turn, MD5-checked, then its six files.
-#include "download.hpp"
+#include "cifar10_download.hpp"
 
 #include <runner/datasets/created_folders.hpp>
 #include <runner/datasets/mirrors.hpp>

@@ -1,5 +1,5 @@
 // download_missing_files: each file from the mirrors in turn, MD5-checked, renamed into place.
-#include "download.hpp"
+#include "mnist_download.hpp"
 
 #include <runner/datasets/created_folders.hpp>
 #include <runner/datasets/mirrors.hpp>

@@ -1,5 +1,5 @@
 // cifar10's mirrors and md5 keys, checked and read into a DownloadSource.
-#include "download_options.hpp"
+#include "cifar10_download_options.hpp"
 
 #include <runner/datasets/md5.hpp>
 #include <runner/datasets/mirrors.hpp>

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "download_options.hpp"
+#include "cifar10_download_options.hpp"
 
 namespace cifar10 {
 
