@@ -32,3 +32,18 @@ function(runner_add_test name)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120
     PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS ${name})
 endfunction()
+
+# runner_add_plugin_tests(PROGRAM SOURCES ... [LIBRARIES ...] [DEFINITIONS ...])
+# A plugin's tests join PROGRAM, the one test program of its kind (model_plugins_test, ...),
+# which plugins/CMakeLists.txt makes. A kind's tests compile as one unit: each plugin's tests
+# as a program of their own cost 14-25 s a unit, nearly all of it the precompiled torch.h's
+# load and the instantiations of LibTorch's and GoogleTest's templates every unit repeats,
+# while the 7 model plugins' tests take 24 s as one (tools/bench/README.md). Each plugin's
+# tests keep a namespace of their own, since they share the unit.
+function(runner_add_plugin_tests program)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;DEFINITIONS" ${ARGN})
+  list(TRANSFORM ARG_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  target_sources(${program} PRIVATE ${ARG_SOURCES})
+  target_link_libraries(${program} PRIVATE ${ARG_LIBRARIES})
+  target_compile_definitions(${program} PRIVATE ${ARG_DEFINITIONS})
+endfunction()

@@ -37,7 +37,7 @@ action=${1:-test}
 
 root=$here/.debian13/$variant
 copy=/src/runner
-check_tests=(strategy_support_test distributed_test gpt2_model_test)
+check_tests=(strategy_plugins_test distributed_test model_plugins_test op_plugins_test)
 
 mirror() {
   local uri

@@ -32,9 +32,8 @@ packages=.gpu-packages
 runner=build-cuda/bin/runner
 gpu_tests='Cuda|Gpu|Nccl|OnCuda|Offload|Mfu|GpuMonitor'
 # The test programs that hold those tests.
-gpu_test_programs="cli_test dp_strategy_test experiments_test fused_conv_relu_test gelu_op_test
-  layout_test max_pool2d_test measure_test record_test report_test results_test
-  strategy_support_test tensorboard_test train_test zero_strategy_test"
+gpu_test_programs="cli_test experiments_test layout_test measure_test op_plugins_test record_test
+  report_test results_test strategy_plugins_test tensorboard_test train_test"
 
 unpack() {
   for deb in "$packages"/*.deb; do

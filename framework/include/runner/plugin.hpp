@@ -132,6 +132,8 @@ struct PluginHeader {
 
 #define RUNNER_PLUGIN_ENTRY_SYMBOL "runner_plugin_entry"
 
+// The entry is a weak symbol: a plugin module holds one, and a program that links several
+// plugins' class libraries (a kind's test program) holds one of each and calls none.
 #define RUNNER_PLUGIN(builder)                                                                    \
   static void runner_plugin_register(::runner::PluginBuilder& builder);                           \
   static const ::runner::PluginBuilder* runner_plugin_components() {                              \
@@ -142,7 +144,7 @@ struct PluginHeader {
     }();                                                                                          \
     return &built;                                                                                \
   }                                                                                               \
-  extern "C" __attribute__((visibility("default"))) const ::runner::PluginHeader*                 \
+  extern "C" __attribute__((visibility("default"), weak)) const ::runner::PluginHeader*           \
   runner_plugin_entry() {                                                                         \
     static const ::runner::PluginHeader header{RUNNER_ABI_VERSION, RUNNER_VERSION, TORCH_VERSION, \
                                                RUNNER_CXX11_ABI, &runner_plugin_components};      \
