@@ -1,8 +1,9 @@
 # runner_add_test(NAME SOURCES ... [LIBRARIES ...] [TORCH])
-# One GoogleTest executable, its tests registered with CTest one by one and labelled NAME
-# (`ctest -L NAME` runs one executable's tests).
+# One GoogleTest executable, registered with CTest one suite at a time ("Suite.* (NAME)", see
+# RunnerTestSuites.cmake) and labelled NAME (`ctest -L NAME` runs one executable's tests; one
+# test: `build/tests/NAME --gtest_filter=Suite.Test`).
 find_package(GTest REQUIRED)
-include(GoogleTest)
+set(RUNNER_TEST_SUITES_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/RunnerTestSuites.cmake)
 
 set(RUNNER_TEST_OUTPUT_DIR ${CMAKE_BINARY_DIR}/tests)
 
@@ -18,7 +19,7 @@ endif()
 function(runner_add_test name)
   cmake_parse_arguments(ARG "TORCH" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE GTest::gmock GTest::gtest GTest::gtest_main Threads::Threads
+  target_link_libraries(${name} PRIVATE GTest::gmock GTest::gtest runner_test_main Threads::Threads
                         ${ARG_LIBRARIES})
   if(ARG_TORCH)
     runner_use_torch_pch(${name})
@@ -29,8 +30,24 @@ function(runner_add_test name)
     RUNNER_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RUNNER_BINARY_DIR="${CMAKE_BINARY_DIR}"
     RUNNER_PLUGIN_DIR="${RUNNER_PLUGIN_OUTPUT_DIR}")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120
-    PROPERTIES ENVIRONMENT "OPENBLAS_NUM_THREADS=1" LABELS ${name})
+  runner_add_test_suites(${name})
+endfunction()
+
+# Each time the program links, its suites are listed into a CTest file that ctest includes;
+# before the first build ctest shows NAME_NOT_BUILT, as GoogleTest's own discovery does.
+function(runner_add_test_suites name)
+  set(suites_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_suites.cmake)
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -D PROGRAM=$<TARGET_FILE:${name}> -D LABEL=${name}
+            -D WORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR} -D OUTPUT=${suites_file}
+            -P ${RUNNER_TEST_SUITES_SCRIPT}
+    BYPRODUCTS ${suites_file}
+    VERBATIM)
+  set(include_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_include.cmake)
+  file(WRITE ${include_file}
+    "if(EXISTS \"${suites_file}\")\n  include(\"${suites_file}\")\n"
+    "else()\n  add_test(${name}_NOT_BUILT ${name}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
 endfunction()
 
 # runner_add_plugin_tests(PROGRAM SOURCES ... [LIBRARIES ...] [DEFINITIONS ...])
