@@ -227,7 +227,7 @@ def plugin_folder_with(kind):
 
 def plugin_cases(h, add):
     said = {"segfaults": "crashed with signal 11 (SIGSEGV) while loading",
-            "throws": "crashed with signal 6 (SIGABRT) while loading",
+            "throws": "threw an exception while loading: constructor failed",
             "exits": "ended the process with exit code 0 while loading"}
     for kind, how in said.items():
         add("broken plugins", f"plugins_listing_a_library_that_{kind}",

@@ -12,11 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "plugin_host/library.hpp"
+#include "runner/errors.hpp"
 #include "runner/version.hpp"
 
 namespace runner::plugin_host {
@@ -24,6 +26,7 @@ namespace {
 
 constexpr int kLoadSeconds = 60;  // a library still loading after this is taken for hung
 constexpr char kLoaded = 'y';
+constexpr char kThrew = 't';                       // followed by what the exception says
 constexpr std::uintmax_t kLargestCache = 1 << 20;  // past it the cache starts over
 
 // The cache file, or "" where there is no folder to keep it in.
@@ -69,22 +72,53 @@ void remember(const std::string& cache, const std::string& line) {
   close(fd);
 }
 
+int child_answer = -1;  // the child's end of the pipe, for its terminate handler
+
+// In the child, with an exception in flight: says what it says and ends.
+[[noreturn]] void say_what_was_thrown() {
+  std::string text(1, kThrew);
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    text += e.what();
+  } catch (...) {
+    text += "an exception that is no std::exception";
+  }
+  [[maybe_unused]] const ssize_t written = write(child_answer, text.data(), text.size());
+  _exit(1);
+}
+
 // In the child: load it as the host would, say so, and end without running anything of the
-// host's (no atexit handler, no flush of buffers the parent also holds).
+// host's (no atexit handler, no flush of buffers the parent also holds). An exception out of a
+// constructor ends in std::terminate where the C library's loader is built without unwinding
+// (glibc 2.36) and comes out of dlopen where it is not (2.41): both say what it was.
 [[noreturn]] void load_in_child(const std::string& path, int answer) {
   const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (null >= 0) {
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
   }
+  child_answer = answer;
+  std::set_terminate(say_what_was_thrown);
   try {
     Library::load(path);
-  } catch (...) {  // refused by the usual checks: the host's own load says why
+  } catch (const Error&) {  // refused by the usual checks: the host's own load says why
+  } catch (...) {
+    say_what_was_thrown();
   }
   const char loaded = kLoaded;
   const bool said = write(answer, &loaded, 1) == 1;
   _exit(said ? 0 : 1);
 }
+
+// The child's answer: "" when it said nothing.
+std::string answer_of(int fd) {
+  char text[512];
+  const ssize_t got = read(fd, text, sizeof text);
+  return got > 0 ? std::string(text, static_cast<size_t>(got)) : "";
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 std::string how_it_ended(int status) {
   if (WIFSIGNALED(status)) {
@@ -93,8 +127,7 @@ std::string how_it_ended(int status) {
     const int signal = WTERMSIG(status);
     const char* name = sigabbrev_np(signal);
     return "crashed with signal " + std::to_string(signal) + " (SIG" + (name ? name : "?") +
-           ") while loading" +
-           (signal == SIGABRT ? ": an exception from a constructor, or abort()" : "");
+           ") while loading" + (signal == SIGABRT ? ": abort() from a constructor" : "");
   }
   if (WIFEXITED(status))
     return "ended the process with exit code " + std::to_string(WEXITSTATUS(status)) +
@@ -122,14 +155,15 @@ std::optional<std::string> try_in_child(const std::string& path) {
   int ready = 0;
   while ((ready = poll(&answer, 1, kLoadSeconds * 1000)) < 0 && errno == EINTR) {
   }
-  char said = 0;
-  const bool loaded = ready > 0 && read(ends[0], &said, 1) == 1 && said == kLoaded;
+  const std::string said = ready > 0 ? answer_of(ends[0]) : "";
   close(ends[0]);
   if (ready == 0) kill(child, SIGKILL);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (loaded) return std::nullopt;
+  if (said == std::string(1, kLoaded)) return std::nullopt;
+  if (!said.empty() && said[0] == kThrew)
+    return "threw an exception while loading: " + first_line(said.substr(1));
   if (ready == 0) return "did not finish loading in " + std::to_string(kLoadSeconds) + " s";
   return how_it_ended(status);
 }

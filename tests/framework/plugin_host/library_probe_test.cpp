@@ -48,10 +48,10 @@ TEST_F(LibraryProbe, ACrashIsNamedWithItsSignal) {
   EXPECT_EQ(probed_with("segfault"), "crashed with signal 11 (SIGSEGV) while loading");
 }
 
-TEST_F(LibraryProbe, AnExceptionFromAConstructorIsNamedAsOne) {
-  EXPECT_EQ(probed_with("throw"),
-            "crashed with signal 6 (SIGABRT) while loading: an exception from a constructor, or "
-            "abort()");
+// glibc 2.36 ends the child in std::terminate, 2.41 lets the exception out of dlopen: the
+// same answer either way.
+TEST_F(LibraryProbe, AnExceptionFromAConstructorIsNamedWithWhatItSays) {
+  EXPECT_EQ(probed_with("throw"), "threw an exception while loading: the fixture's constructor");
 }
 
 TEST_F(LibraryProbe, AConstructorThatEndsTheProcessIsNamed) {
