@@ -55,6 +55,10 @@ std::optional<std::string> reported_failure(c10d::Store& store, int rank) {
   return reported(store, "failed", rank);
 }
 
+std::optional<std::string> reported_hint(c10d::Store& store, int rank) {
+  return reported(store, "hint", rank);
+}
+
 std::optional<std::string> reported_peer_failure(c10d::Store& store, int rank) {
   return reported(store, "peer", rank);
 }
@@ -81,7 +85,9 @@ std::vector<int> RankHealth::ranks_not_joined() {
   return missing;
 }
 
-void RankHealth::report_failure(const std::string& message) {
+void RankHealth::report_failure(const std::string& message, const std::string& hint) {
+  // The hint first: a reader that finds the failure finds its hint too.
+  if (!hint.empty()) best_effort([&] { store_->set(key("hint", rank_), bytes(hint)); });
   best_effort([&] { store_->set(key("failed", rank_), bytes(message)); });
 }
 

@@ -3,6 +3,7 @@
 //   joined/<r>   rank r reached the rendezvous
 //   beat/<r>     a counter rank r's heartbeat thread raises every kBeat
 //   failed/<r>   rank r's own error (not one caused by another rank)
+//   hint/<r>     what to change about it, where the error says (a configuration error)
 //   peer/<r>     rank r's error caused by another rank's failure
 //   done/<r>     rank r finished its run
 #pragma once
@@ -19,8 +20,10 @@ namespace runner::distributed {
 
 inline constexpr std::chrono::milliseconds kBeat{250};
 
-// Rank r's own error, if it reported one; its error caused by another rank, if that.
+// Rank r's own error, if it reported one, and its hint; its error caused by another rank, if
+// that.
 std::optional<std::string> reported_failure(c10d::Store& store, int rank);
+std::optional<std::string> reported_hint(c10d::Store& store, int rank);
 std::optional<std::string> reported_peer_failure(c10d::Store& store, int rank);
 
 class RankHealth {
@@ -34,7 +37,7 @@ class RankHealth {
 
   void mark_joined();
   std::vector<int> ranks_not_joined();
-  void report_failure(const std::string& message);
+  void report_failure(const std::string& message, const std::string& hint = "");
   void report_peer_failure(const std::string& message);
   void report_done();
 

@@ -58,6 +58,7 @@ LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
 struct Failure {
   std::string message;
   int exit_code = static_cast<int>(ErrorClass::runtime);
+  std::string hint;
 };
 
 // A rank that a signal stopped answers nobody: the others give up at the timeout and the
@@ -87,7 +88,8 @@ Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
     const std::string why = own ? "failed: " + *own : describe_exit(exit);
     const bool known_class = exit.exit_code >= 2 && exit.exit_code <= 5;
     return {fmt::format("rank {} {}", exit.rank, why),
-            known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime)};
+            known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime),
+            own ? distributed::reported_hint(run_store, exit.rank).value_or("") : ""};
   }
   const auto peer = distributed::reported_peer_failure(run_store, first_failed->rank);
   return {fmt::format("rank {} {}", first_failed->rank,
@@ -95,13 +97,12 @@ Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
 }
 
 record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfig& run,
-                                  const std::string& group, const Failure& f,
-                                  const std::string& hint = "") {
+                                  const std::string& group, const Failure& f) {
   results::ResultsFile::open(c.recording.results_path)
       ->resume_run(group)
       ->set_status(results::Status::failed, f.message);
   record::end_tensorboard_run(c.recording.experiment, run, group, results::Status::failed);
-  record::print_error(c.recording.errors, "", f.message, hint);
+  record::print_error(c.recording.errors, "", f.message, f.hint);
   return {record::RunOutcome::Kind::failed, f.exit_code, group};
 }
 
@@ -145,7 +146,7 @@ record::RunOutcome launch_local_run(const LaunchContext& c, const config::RunCon
   try {
     return launch_and_wait(c, setup, index, group, start.checkpoint);
   } catch (const Error& e) {
-    return record_failure(c, run, group, {e.what(), e.exit_code()}, e.hint());
+    return record_failure(c, run, group, {e.what(), e.exit_code(), e.hint()});
   } catch (const std::exception& e) {
     return record_failure(c, run, group, {one_line(e)});
   }
@@ -184,6 +185,13 @@ int run_launched_rank(const LaunchContext& c) {
     c.recording.console.run_finished(summary);
     writer->set_status(results::Status::completed);
     return 0;
+  } catch (const ConfigError& e) {
+    // Every rank meets the same configuration error: the launcher says it once, with its hint,
+    // from the store (a rank that could not report it says it itself).
+    record::record_failed(*writer, e.what());
+    if (!distributed::reported_failure(*distributed::run_scope(store, self.run_key), env.rank))
+      record::print_error(c.recording.errors, prefix, e.what(), e.hint());
+    return e.exit_code();
   } catch (const Error& e) {
     record::record_failed(*writer, e.what());
     record::print_error(c.recording.errors, prefix, e.what(), e.hint());

@@ -6,6 +6,7 @@
 #include "distributed/peer_failure.hpp"
 #include "interrupt/interrupt.hpp"
 #include "record/record_run.hpp"
+#include "runner/errors.hpp"
 
 namespace runner::ranks {
 namespace {
@@ -55,6 +56,9 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
     return summary;
   } catch (const distributed::PeerFailure& e) {
     connection.health->report_peer_failure(e.what());
+    throw;
+  } catch (const Error& e) {
+    connection.health->report_failure(e.what(), e.hint());
     throw;
   } catch (const std::exception& e) {
     connection.health->report_failure(one_line(e));

@@ -23,6 +23,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+size_t times_in(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
 constexpr int kTestSize = 500;
 
 // LeNet-5 on 3200 Fashion-MNIST samples: 50 steps of a global batch of 64.
@@ -240,7 +246,7 @@ TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
 }
 
 // One train sample on two ranks with drop_last: no rank would step (a train loss of 0). Refused
-// on every rank before the first step, in one line naming the rank and the key.
+// on every rank before the first step, and said once, in one line naming the rank and the key.
 TEST(Distributed, ARankWithoutTrainSamplesIsNamedBeforeTraining) {
   const std::string dir = scratch_dir("rank_without_train_samples");
   const auto start = Clock::now();
@@ -251,6 +257,8 @@ TEST(Distributed, ARankWithoutTrainSamplesIsNamedBeforeTraining) {
                                  "(strategy 'ddp', drop_last = true)"))
       << out.err;
   EXPECT_THAT(out.err, HasSubstr("hint: set strategy.drop_last = false")) << out.err;
+  EXPECT_EQ(times_in(out.err, "without one"), 1u) << out.err;
+  EXPECT_EQ(times_in(out.err, "hint:"), 1u) << out.err;
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));  // not the collective's timeout
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);
@@ -276,6 +284,7 @@ TEST(Distributed, ARankWithoutTestSamplesIsNamedBeforeTraining) {
                                  "(strategy 'zero')"))
       << out.err;
   EXPECT_THAT(out.err, HasSubstr("hint: train on at most 1 ranks")) << out.err;
+  EXPECT_EQ(times_in(out.err, "without one"), 1u) << out.err;
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(20));
 }
 
