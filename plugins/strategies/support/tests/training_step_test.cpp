@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include <runner/strategies/training_step.hpp>
 
@@ -135,6 +136,41 @@ TEST(TrainingStep, OnCudaAnFp16StepWhoseGradientsOverflowIsSkippedAndTheScaleHal
   EXPECT_LE(result.loss_scale, 65504.0);
   EXPECT_FALSE(torch::equal(model->parameters()[0], before[0])) << "the good step changed nothing";
   for (const auto& p : model->parameters()) EXPECT_TRUE(torch::isfinite(p).all().item<bool>());
+}
+
+// The same skip without fp16 arithmetic, so it runs on any machine: apply() given one
+// infinite gradient (what an fp16 backward that overflowed leaves) steps nothing and halves
+// the scale; given finite ones, the optimizer steps and the gradients arrive unscaled.
+TEST(TrainingStep, AnFp16StepGivenAnInfiniteGradientIsSkippedAndTheScaleHalves) {
+  torch::manual_seed(11);
+  auto model = std::make_shared<LayeredModel>(0.0);
+  auto optimizer = testing::adam(model->parameters());
+  Techniques fp16;
+  fp16.precision = Precision::fp16;
+  fp16.loss_scaling.initial_scale = 1024.0;
+  TrainingStep step(model, model->parameters(), fp16, torch::kCPU, std::make_shared<StepMeter>());
+  std::vector<torch::Tensor> before;
+  for (const auto& p : model->parameters()) {
+    before.push_back(p.detach().clone());
+    p.mutable_grad() = torch::full_like(p, 1024.0);
+  }
+  model->parameters().back().mutable_grad()[0] = std::numeric_limits<float>::infinity();
+
+  StepResult skipped;
+  step.apply(*optimizer, skipped);
+  EXPECT_TRUE(skipped.skipped);
+  EXPECT_EQ(skipped.loss_scale, 512.0);
+  for (size_t k = 0; k < before.size(); ++k)
+    EXPECT_TRUE(torch::equal(model->parameters()[k], before[k])) << "parameter " << k;
+
+  for (const auto& p : model->parameters()) p.mutable_grad() = torch::full_like(p, 512.0);
+  StepResult stepped;
+  step.apply(*optimizer, stepped);
+  EXPECT_FALSE(stepped.skipped);
+  EXPECT_EQ(stepped.loss_scale, 512.0);
+  EXPECT_TRUE(
+      torch::allclose(model->parameters()[0].grad(), torch::ones_like(model->parameters()[0])));
+  EXPECT_FALSE(torch::equal(model->parameters()[0], before[0])) << "the good step changed nothing";
 }
 
 TEST(TrainingStep, EvaluationRunsUnderAutocastWithoutAGraph) {
