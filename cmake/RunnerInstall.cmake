@@ -30,10 +30,11 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_BUILD_TYPE)
   install(FILES ${_runner_pch_dir}/cmake_pch.hxx.gch DESTINATION include/runner/precompiled
           RENAME plugin.hpp.gch)
   set(RUNNER_PLUGIN_PCH_INSTALLED ON)
-  string(TOUPPER "${CMAKE_BUILD_TYPE}" RUNNER_PCH_BUILD_TYPE)
 else()
   set(RUNNER_PLUGIN_PCH_INSTALLED OFF)
 endif()
+string(TOUPPER "${CMAKE_BUILD_TYPE}" RUNNER_PCH_BUILD_TYPE)
+include(${CMAKE_CURRENT_LIST_DIR}/RunnerClangPluginPch.cmake)
 
 # The config records Torch_DIR and looks there for LibTorch first: the host refuses a plugin
 # built against another LibTorch than its own.

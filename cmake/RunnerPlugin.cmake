@@ -1,21 +1,29 @@
 # A plugin's sources spend most of their compile time in LibTorch's headers. In this tree every
 # plugin reuses the host's precompiled <torch/torch.h>. An installed runner ships
 # <runner/plugin.hpp> precompiled with the compiler, standard and build type it was built with
-# (Runner_PLUGIN_PCH, from RunnerConfig.cmake); a plugin project built the same way
-# force-includes it, so none of its sources parses the SDK's LibTorch headers again. GCC says
-# so (-Winvalid-pch) and parses the header instead where the precompiled one does not fit.
+# (Runner_PLUGIN_PCH, from RunnerConfig.cmake), and by Clang where it found one at install time
+# (Runner_CLANG_PLUGIN_PCH); a plugin project built with either, the same build type, includes
+# it first, so none of its sources parses the SDK's LibTorch headers again. GCC says so
+# (-Winvalid-pch) and parses the header instead where the precompiled one does not fit; Clang
+# refuses one that does not fit, so it is used only with the very version that made it.
 function(runner_reuse_plugin_pch target)
   if(TARGET runner_pch)
     target_precompile_headers(${target} REUSE_FROM runner_pch)
     return()
   endif()
-  if(NOT Runner_PLUGIN_PCH OR NOT EXISTS "${Runner_PLUGIN_PCH}.gch")
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+  if(NOT build_type STREQUAL Runner_PCH_BUILD_TYPE)
     return()
   endif()
-  string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
-  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL Runner_PCH_COMPILER_ID OR
-     NOT CMAKE_CXX_COMPILER_VERSION VERSION_EQUAL Runner_PCH_COMPILER_VERSION OR
-     NOT build_type STREQUAL Runner_PCH_BUILD_TYPE)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND Runner_CLANG_PCH_VERSION AND
+     CMAKE_CXX_COMPILER_VERSION VERSION_EQUAL Runner_CLANG_PCH_VERSION AND
+     EXISTS "${Runner_CLANG_PLUGIN_PCH}")
+    set(flags -include-pch "${Runner_CLANG_PLUGIN_PCH}")
+  elseif(Runner_PLUGIN_PCH AND EXISTS "${Runner_PLUGIN_PCH}.gch" AND
+         CMAKE_CXX_COMPILER_ID STREQUAL Runner_PCH_COMPILER_ID AND
+         CMAKE_CXX_COMPILER_VERSION VERSION_EQUAL Runner_PCH_COMPILER_VERSION)
+    set(flags -Winvalid-pch -include "${Runner_PLUGIN_PCH}")
+  else()
     return()
   endif()
   set_target_properties(${target} PROPERTIES
@@ -23,7 +31,7 @@ function(runner_reuse_plugin_pch target)
     CXX_STANDARD_REQUIRED ON
     CXX_EXTENSIONS OFF
     POSITION_INDEPENDENT_CODE ON)
-  target_compile_options(${target} PRIVATE -Winvalid-pch -include "${Runner_PLUGIN_PCH}")
+  target_compile_options(${target} PRIVATE ${flags})
 endfunction()
 
 # GCC collects its heap's garbage from a few hundred MB on; a LibTorch unit grows past 1 GB and

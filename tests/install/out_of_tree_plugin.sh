@@ -56,4 +56,19 @@ echo "== runner --plugin-path $plugins $example/tiny_mlp.toml"
 cd "$work"
 "$runner" --plugin-path "$plugins" "$example/tiny_mlp.toml"
 [ -f "$work/results/tiny_mlp.h5" ] || fail "no results file $work/results/tiny_mlp.h5"
+# An install that found clang++ precompiled the SDK's header for it: a Clang plugin project
+# compiles on it, and the plugin it makes loads into the GCC-built runner and trains.
+clang_pch=$prefix/include/runner/precompiled/plugin.hpp.pch
+if [ -f "$clang_pch" ] && command -v clang++ > /dev/null; then
+  echo "== configure and build $example with clang++"
+  CXX=clang++ "$cmake" -S "$example" -B "$work/build-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix"
+  "$cmake" --build "$work/build-clang"
+  "$cmake" --build "$work/build-clang" -- -t commands | grep -q -- "-include-pch $clang_pch" ||
+    fail "the example plugin was not compiled on the installed $clang_pch"
+  echo "== runner --plugin-path $work/build-clang/plugins $example/tiny_mlp.toml"
+  "$runner" --plugin-path "$work/build-clang/plugins" "$example/tiny_mlp.toml" \
+    --set experiment.results=results/tiny_mlp_clang.h5
+  [ -f "$work/results/tiny_mlp_clang.h5" ] || fail "no results file from the Clang-built plugin"
+fi
 echo "PASS"

@@ -35,7 +35,8 @@ done
 [[ -n $before ]] || { echo "build_time: no commit before the unity build: give --before" >&2; exit 2; }
 
 load() { cut -d' ' -f1 /proc/loadavg; }
-seconds_of() { local from=$1; echo $((SECONDS - from)); }
+# Seconds since FROM (an $EPOCHREALTIME), to a tenth.
+seconds_of() { awk -v from="$1" -v now="$EPOCHREALTIME" 'BEGIN { printf "%.1f", now - from }'; }
 
 # checkout SIDE REF: a worktree of REF in $work/SIDE/src.
 checkout() {
@@ -66,7 +67,7 @@ cold() {
   local side=$1 from
   rm -rf "$work/$side/build"
   echo "  $side: cold build, load $(load)"
-  from=$SECONDS
+  from=$EPOCHREALTIME
   cmake -S "$work/$side/src" -B "$work/$side/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DRUNNER_BUILD_TESTS=ON > "$work/$side/configure.log"
   cmake --build "$work/$side/build" -j "$jobs" > "$work/$side/build.log" ||
@@ -80,27 +81,39 @@ touch_host() {
   local side=$1 from
   touch "$work/$side/src/framework/src/train/trainer.cpp"
   echo "  $side: rebuild after touching framework/src/train/trainer.cpp, load $(load)"
-  from=$SECONDS
+  from=$EPOCHREALTIME
   cmake --build "$work/$side/build" -j "$jobs" > "$work/$side/rebuild.log"
   echo "  $side: rebuild $(seconds_of "$from") s"
 }
 
-# plugin SIDE: install the SDK, then build the example plugin against it, cold and touched.
+# plugin SIDE: install the SDK, then build the example plugin against it, cold and touched,
+# with c++ and, where there is one, clang++ (an install that found clang++ ships the SDK's
+# header precompiled for it too).
 plugin() {
-  local side=$1 from prefix=$work/$1/prefix example=$work/$1/example
+  local side=$1 prefix=$work/$1/prefix compiler
   cmake --build "$work/$side/build" -j "$jobs" --target runner_products > /dev/null
-  rm -rf "$prefix" "$example"
+  rm -rf "$prefix"
   cmake --install "$work/$side/build" --prefix "$prefix" > /dev/null
-  echo "  $side: out-of-tree example plugin, load $(load)"
-  from=$SECONDS
-  cmake -S "$work/$side/src/tests/install/example_plugin" -B "$example" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" > /dev/null
+  for compiler in c++ clang++; do
+    command -v "$compiler" > /dev/null && example_plugin "$side" "$compiler"
+  done
+}
+
+# example_plugin SIDE COMPILER: the example plugin's cold build (configure included) and its
+# rebuild after touching its source.
+example_plugin() {
+  local side=$1 compiler=$2 from example=$work/$1/example-$2
+  rm -rf "$example"
+  echo "  $side: out-of-tree example plugin with $compiler, load $(load)"
+  from=$EPOCHREALTIME
+  CXX=$compiler cmake -S "$work/$side/src/tests/install/example_plugin" -B "$example" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/$side/prefix" > /dev/null
   cmake --build "$example" > "$work/$side/plugin.log" || { cat "$work/$side/plugin.log"; exit 1; }
-  echo "  $side: example plugin, cold $(seconds_of "$from") s"
+  echo "  $side: example plugin ($compiler), cold $(seconds_of "$from") s"
   touch "$work/$side/src/tests/install/example_plugin/tiny_mlp.cpp"
-  from=$SECONDS
+  from=$EPOCHREALTIME
   cmake --build "$example" > /dev/null
-  echo "  $side: example plugin, after touching tiny_mlp.cpp $(seconds_of "$from") s"
+  echo "  $side: example plugin ($compiler), after touching tiny_mlp.cpp $(seconds_of "$from") s"
 }
 
 echo "build_time: before $(git rev-parse --short "$before"), after $(git rev-parse --short "$after"), $(nproc) cores, $jobs jobs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
