@@ -7,6 +7,7 @@ whose constructor crashes, throws, exits or is no plugin at all. limit_cases(h) 
 hostile_inputs.Case objects; a case that mounts a small tmpfs (as root) unmounts it after."""
 import os
 import resource
+import shutil
 import subprocess
 
 import more_inputs
@@ -225,6 +226,19 @@ def plugin_folder_with(kind):
     return make
 
 
+def open_plugin_folder(h, folder_mode, library_mode):
+    """A folder holding a copy of the good fixture's library, with these modes."""
+    def make(d):
+        folder = f"{d}/open_plugins"
+        os.makedirs(folder, exist_ok=True)
+        library = f"{folder}/fixture_good.so"
+        shutil.copyfile(f"{h.GOOD}/fixture_good.so", library)
+        os.chmod(library, library_mode)
+        os.chmod(folder, folder_mode)
+        return folder
+    return make
+
+
 def plugin_cases(h, add):
     said = {"segfaults": "crashed with signal 11 (SIGSEGV) while loading",
             "throws": "threw an exception while loading: constructor failed",
@@ -237,6 +251,13 @@ def plugin_cases(h, add):
             lambda d, kind=kind: ["--plugin-path", plugin_folder_with(kind)(d),
                                   "--plugin-path", h.GOOD, h.blobs(d)], (0,),
             f"libbroken_{kind}.so: {how}", limit_s=60)
+    for what, folder_mode, library_mode in (("folder", 0o777, 0o644), ("library", 0o755, 0o666),
+                                            ("sticky_folder", 0o1777, 0o644)):
+        noun = "library" if what == "library" else "folder"
+        add("broken plugins", f"a_run_from_a_{what}_every_user_may_write",
+            lambda d, fm=folder_mode, lm=library_mode: [
+                "--plugin-path", open_plugin_folder(h, fm, lm)(d), h.blobs(d)], (0,),
+            f"runner: warning: plugin {noun} ", limit_s=60)
     add("broken plugins", "dry_run_runs_no_code_of_a_non_plugin",
         lambda d: ["--plugin-path", plugin_folder_with("marks")(d), "--plugin-path", h.GOOD,
                    "--dry-run", h.blobs(d)], (3,),

@@ -64,9 +64,12 @@ plugin_host::Registry load_registry(const std::vector<std::string>& command_line
   require_folders(sources.experiment, experiment_file + " [experiment] plugin_path");
   sources.executable = plugin_host::current_executable();
   plugin_host::Registry registry;
+  registry.set_warning_sink(
+      [](const std::string& warning) { std::cerr << "runner: warning: " << warning << "\n"; });
   registry.load_directories(plugin_host::plugin_search_path(sources));
   for (const auto& library : registry.passed_over())
     std::cerr << "runner: warning: plugin library " << library << "; passed over\n";
+
   return registry;
 }
 

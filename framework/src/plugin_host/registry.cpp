@@ -1,6 +1,8 @@
 // Registry: loading every library of the plugin folders, finding components, making them.
 #include "plugin_host/registry.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -35,6 +37,17 @@ std::vector<std::string> plugin_files(const fs::path& folder) {
   return files;
 }
 
+// Any user may put a file there (a folder, even with the sticky bit) or change it (a library).
+bool writable_by_everyone(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0 && (status.st_mode & S_IWOTH) != 0;
+}
+
+std::string open_to_everyone_warning(const std::string& what, const std::string& path) {
+  return what + " " + path +
+         " is writable by every user: code anyone puts there runs as you when runner loads it";
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
@@ -57,14 +70,22 @@ void Registry::load_directories(const std::vector<std::string>& folders) {
     std::string canonical = fs::canonical(folder).string();
     if (!seen.insert(canonical).second) continue;
     folders_.push_back(canonical);
+    if (writable_by_everyone(canonical))
+      warn_open(open_to_everyone_warning("plugin folder", canonical));
     for (const auto& file : plugin_files(canonical)) {
       if (const auto failure = probe_failure(file)) {
         passed_over_.push_back(file + ": " + *failure);
         continue;
       }
+      if (writable_by_everyone(file)) warn_open(open_to_everyone_warning("plugin library", file));
       load_library(file);
     }
   }
+}
+
+void Registry::warn_open(const std::string& warning) {
+  open_to_everyone_.push_back(warning);
+  if (warn_) warn_(warning);
 }
 
 void Registry::load_library(const std::string& path) {

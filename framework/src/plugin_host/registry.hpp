@@ -1,6 +1,7 @@
 // Every component of every plugin library found on the plugin path, by kind and name.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,11 @@ class Registry : public config::SchemaSource {
   const std::vector<std::string>& folders() const { return folders_; }
   // "<library>: crashed with signal 11 (SIGSEGV) while loading", one per library.
   const std::vector<std::string>& passed_over() const { return passed_over_; }
+  // "plugin folder /tmp/p is writable by every user, ...": each folder or library loaded that
+  // any user could have put code into. Each is also handed to the warning sink, if one is set,
+  // before any library of the folder (or that library) runs.
+  const std::vector<std::string>& open_to_everyone() const { return open_to_everyone_; }
+  void set_warning_sink(std::function<void(const std::string&)> sink) { warn_ = std::move(sink); }
 
   const Schema* schema(Kind kind, const std::string& name) const override;
   std::vector<std::string> names(Kind kind) const override;
@@ -63,8 +69,12 @@ class Registry : public config::SchemaSource {
   std::shared_ptr<Op> make_op(const std::string& name, const Options& options) const;
 
  private:
+  void warn_open(const std::string& warning);
+
   std::vector<std::string> folders_;
   std::vector<std::string> passed_over_;
+  std::vector<std::string> open_to_everyone_;
+  std::function<void(const std::string&)> warn_;
   std::map<std::pair<Kind, std::string>, Registered> components_;
 };
 

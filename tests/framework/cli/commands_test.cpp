@@ -147,5 +147,27 @@ TEST(Cli, PluginFoldersComeFromTheEnvironmentAndTheExperiment) {
   EXPECT_EQ(o.exit_code, 0) << o.err;
 }
 
+// Every command that loads plugins warns, once, of a plugin folder any user may write to, and
+// goes on.
+TEST(Cli, EveryCommandThatLoadsPluginsWarnsOfAFolderEveryUserMayWrite) {
+  namespace fs = std::filesystem;
+  const std::string dir = scratch_dir("open_plugin_folder");
+  const std::string open = dir + "/plugins";
+  fs::create_directory(open);
+  fs::copy_file(fixture_plugins() + "/fixture_good.so", open + "/fixture_good.so");
+  fs::permissions(open, fs::perms::all);
+  write_file(dir + "/exp.toml", blobs_experiment(dir + "/r.h5"));
+  const std::string warning = "runner: warning: plugin folder " + fs::canonical(open).string() +
+                              " is writable by every user";
+  for (const std::string& command : {std::string("plugins"), std::string("describe dataset/blobs"),
+                                     "--dry-run " + dir + "/exp.toml", "-q " + dir + "/exp.toml"}) {
+    Output o = run_runner("--plugin-path " + open + " " + command);
+    EXPECT_EQ(o.exit_code, 0) << command << ": " << o.err;
+    const size_t at = o.err.find(warning);
+    EXPECT_NE(at, std::string::npos) << command << ": " << o.err;
+    EXPECT_EQ(o.err.find(warning, at + 1), std::string::npos) << command << ": said twice";
+  }
+}
+
 }  // namespace
 }  // namespace runner::testing

@@ -2,6 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "fixtures.hpp"
 #include "plugin_host/op_library.hpp"
 #include "plugin_host/registry.hpp"
@@ -54,6 +58,54 @@ TEST(Registry, TheSameFolderTwiceIsReadOnce) {
   Registry registry;
   registry.load_directories({fixture_dir("good"), fixture_dir("good") + "/."});
   EXPECT_EQ(registry.folders().size(), 1u);
+}
+
+// A copy of the good fixture library in a fresh folder, with the folder's and the copy's modes.
+std::string good_library_copy(const std::string& name, std::filesystem::perms folder_mode,
+                              std::filesystem::perms library_mode) {
+  namespace fs = std::filesystem;
+  const std::string folder = runner::testing::fresh_dir(name);
+  const std::string library = folder + "/fixture_good.so";
+  fs::copy_file(fixture_library("good"), library);
+  fs::permissions(library, library_mode);
+  fs::permissions(folder, folder_mode);
+  return folder;
+}
+
+TEST(Registry, AFolderEveryUserMayWriteIsSaidBeforeItsLibrariesLoad) {
+  namespace fs = std::filesystem;
+  const std::string folder = good_library_copy("open_folder", fs::perms::all, fs::perms(0644));
+  Registry registry;
+  std::vector<std::string> said;
+  bool loaded_when_said = true;
+  registry.set_warning_sink([&](const std::string& warning) {
+    said.push_back(warning);
+    loaded_when_said = registry.find(Kind::dataset, "blobs") != nullptr;
+  });
+  registry.load_directories({folder});
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0], "plugin folder " + fs::canonical(folder).string() +
+                         " is writable by every user: code anyone puts there runs as you when "
+                         "runner loads it");
+  EXPECT_FALSE(loaded_when_said);
+  EXPECT_EQ(registry.open_to_everyone(), said);
+  EXPECT_NE(registry.find(Kind::dataset, "blobs"), nullptr) << "a warning, not a refusal";
+}
+
+TEST(Registry, ALibraryEveryUserMayWriteIsSaidAndAPrivateOneIsNot) {
+  namespace fs = std::filesystem;
+  const std::string open = good_library_copy("open_library", fs::perms(0755), fs::perms(0666));
+  Registry open_registry;
+  open_registry.load_directories({open});
+  ASSERT_EQ(open_registry.open_to_everyone().size(), 1u);
+  EXPECT_THAT(open_registry.open_to_everyone()[0],
+              HasSubstr("plugin library " + fs::canonical(open).string() +
+                        "/fixture_good.so is writable by every user"));
+
+  const std::string closed = good_library_copy("closed_library", fs::perms(0755), fs::perms(0644));
+  Registry closed_registry;
+  closed_registry.load_directories({closed});
+  EXPECT_TRUE(closed_registry.open_to_everyone().empty());
 }
 
 TEST(Registry, AnUnknownNameIsAConfigErrorWithASuggestion) {
