@@ -26,16 +26,20 @@ std::vector<std::unique_ptr<torch::optim::Optimizer>> optimizer_per_part(
   return parts;
 }
 
+ConfigError unwritable_offload_folder(const fs::path& folder, const std::string& why) {
+  return ConfigError(
+      "strategy.offload_dir: cannot write in " + folder.string() + (why.empty() ? "" : ": " + why),
+      "set strategy.offload_dir to a folder on a local disk with room for the "
+      "optimizer state");
+}
+
 void make_writable_folder(const fs::path& folder) {
   std::error_code error;
   fs::create_directories(folder, error);
   const fs::path probe = folder / ".probe";
   std::ofstream(probe) << "runner";
   if (error || !fs::exists(probe))
-    throw ConfigError("strategy.offload_dir: cannot write in " + folder.string() +
-                          (error ? ": " + error.message() : ""),
-                      "set strategy.offload_dir to a folder on a local disk with room for the "
-                      "optimizer state");
+    throw unwritable_offload_folder(folder, error ? error.message() : "");
   fs::remove(probe, error);
 }
 
@@ -66,6 +70,15 @@ void write_state_file(const fs::path& path, const std::string& bytes) {
 }
 
 }  // namespace
+
+fs::path make_private_folder(const fs::path& base, const std::string& prefix) {
+  std::error_code error;
+  fs::create_directories(base, error);
+  if (error) throw unwritable_offload_folder(base, error.message());
+  std::string name = (base / (prefix + "XXXXXX")).string();
+  if (mkdtemp(name.data()) == nullptr) throw unwritable_offload_folder(base, std::strerror(errno));
+  return name;
+}
 
 OffloadedOptimizer::OffloadedOptimizer(const std::vector<torch::Tensor>& masters,
                                        const OptimizerFactory& make, fs::path folder)

@@ -9,9 +9,16 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace runner::strategies {
+
+// A new folder under `base` (made if missing) that only this user may enter, named `prefix` and
+// six random characters: never a path another user could have made or planted a link at.
+// Throws a ConfigError naming strategy.offload_dir when `base` cannot hold one.
+std::filesystem::path make_private_folder(const std::filesystem::path& base,
+                                          const std::string& prefix);
 
 class OffloadedOptimizer : public torch::optim::Optimizer {
  public:

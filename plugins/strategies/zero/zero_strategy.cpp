@@ -3,8 +3,6 @@
 
 #include <runner/strategies/data_parallel.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
@@ -77,8 +75,9 @@ void ZeroStrategy::setup(const StrategyContext& context) {
                                          context.meter, forward);
 }
 
-// cpu: the state in host memory, for a run on a GPU. nvme: a folder per process and rank, so
-// runs and ranks sharing a disk keep apart.
+// cpu: the state in host memory, for a run on a GPU. nvme: a private folder per rank, of a
+// name no other run, rank or user can have taken or planted a link at (the system's temporary
+// folder is shared).
 void ZeroStrategy::make_optimizer(const std::vector<torch::Tensor>& masters,
                                   const StrategyContext& context) {
   const OptimizerFactory& make = context.make_optimizer;
@@ -99,9 +98,8 @@ void ZeroStrategy::make_optimizer(const std::vector<torch::Tensor>& masters,
   const std::filesystem::path base = options_.offload_dir.empty()
                                          ? std::filesystem::temp_directory_path()
                                          : std::filesystem::path(options_.offload_dir);
-  const std::string mine =
-      "runner-zero-" + std::to_string(getpid()) + "-rank" + std::to_string(communicator_->rank());
-  optimizer_ = std::make_unique<OffloadedOptimizer>(masters, make, base / mine);
+  const std::string mine = "runner-zero-rank" + std::to_string(communicator_->rank()) + "-";
+  optimizer_ = std::make_unique<OffloadedOptimizer>(masters, make, make_private_folder(base, mine));
 }
 
 void ZeroStrategy::make_buckets(const std::vector<torch::Tensor>& parameters) {

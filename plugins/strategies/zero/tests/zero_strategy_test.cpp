@@ -289,6 +289,35 @@ TEST(Zero, OffloadedStateIsOnDiskNotInMemoryBetweenSteps) {
   std::filesystem::remove_all(folder);
 }
 
+// The system's temporary folder is shared: each rank's state goes to a new folder only its user
+// may enter, whose name nobody could have guessed and planted a link at.
+TEST(Zero, EachRanksOffloadFolderIsNewAndPrivate) {
+  namespace fs = std::filesystem;
+  const auto base = offload_folder("private");
+  fs::create_directories(base / "planted");
+  fs::create_directory_symlink(base / "planted",
+                               base / ("runner-zero-" + std::to_string(getpid()) + "-rank0"));
+  fs::path used;
+  on_ranks(1, [&](int rank, distributed::RankConnection& c) {
+    ZeroStrategy zero(offloaded(2, base));
+    StrategyContext context;
+    context.model = model_of<LayeredModel>(3);
+    context.make_optimizer = adam;
+    context.communicator = c.communicator;
+    zero.setup(context);
+    zero.train_step(rows_of(batch_of(0), rank, 1));
+    used = dynamic_cast<strategies::OffloadedOptimizer&>(zero.optimizer()).folder();
+    EXPECT_EQ(used.parent_path(), base);
+    EXPECT_THAT(used.filename().string(), ::testing::StartsWith("runner-zero-rank0-"));
+    EXPECT_FALSE(fs::is_symlink(used));
+    EXPECT_EQ(fs::status(used).permissions(), fs::perms::owner_all);
+    EXPECT_FALSE(fs::is_empty(used)) << "no state written";
+  });
+  EXPECT_FALSE(fs::exists(used)) << "the folder goes with the strategy";
+  EXPECT_TRUE(fs::is_empty(base / "planted"));
+  fs::remove_all(base);
+}
+
 TEST(Zero, AnOffloadFolderThatCannotBeWrittenIsAConfigErrorNamingTheKey) {
   const auto file = offload_folder("file");
   std::ofstream(file) << "not a folder";
