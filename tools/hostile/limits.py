@@ -198,18 +198,19 @@ def resource_cases(h, add):
 
 
 def crashing_library(kind):
-    """C++ source of a library whose constructor `kind`s: segfaults, throws or exits, with
+    """C++ source of a library whose constructor `kind`s: segfaults, throws, exits or hangs, with
     runner's entry symbol (so it passes for a plugin until it loads); or, with no entry (no
     plugin), says that it ran."""
     body = {
         "segfaults": "volatile int* p = nullptr; *p = 1;",
         "throws": "throw std::runtime_error(\"constructor failed\");",
         "exits": "std::exit(0);",
+        "hangs": "for (;;) pause();",
         "marks": "std::fputs(\"a constructor ran\\n\", stderr);",
     }[kind]
     entry = ('extern "C" __attribute__((visibility("default"))) const void* '
              "runner_plugin_entry() { return nullptr; }\n")
-    return ("#include <cstdio>\n#include <cstdlib>\n#include <stdexcept>\n" +
+    return ("#include <cstdio>\n#include <cstdlib>\n#include <stdexcept>\n#include <unistd.h>\n" +
             (entry if kind != "marks" else "") +
             f"namespace {{ struct At {{ At() {{ {body} }} }} at; }}\n")
 
@@ -258,6 +259,10 @@ def plugin_cases(h, add):
             lambda d, fm=folder_mode, lm=library_mode: [
                 "--plugin-path", open_plugin_folder(h, fm, lm)(d), h.blobs(d)], (0,),
             f"runner: warning: plugin {noun} ", limit_s=60)
+    # The child that loads it is killed after 60 s: the one slow case of the class.
+    add("broken plugins", "plugins_listing_a_library_that_hangs",
+        lambda d: ["--plugin-path", plugin_folder_with("hangs")(d), "plugins"], (0,),
+        "libbroken_hangs.so: did not finish loading in 60 s", limit_s=150)
     add("broken plugins", "dry_run_runs_no_code_of_a_non_plugin",
         lambda d: ["--plugin-path", plugin_folder_with("marks")(d), "--plugin-path", h.GOOD,
                    "--dry-run", h.blobs(d)], (3,),

@@ -24,7 +24,6 @@
 namespace runner::plugin_host {
 namespace {
 
-constexpr int kLoadSeconds = 60;  // a library still loading after this is taken for hung
 constexpr char kLoaded = 'y';
 constexpr char kThrew = 't';                       // followed by what the exception says
 constexpr std::uintmax_t kLargestCache = 1 << 20;  // past it the cache starts over
@@ -137,7 +136,7 @@ std::string how_it_ended(int status) {
 
 // nullopt when it loaded in the child; how it failed otherwise. Where no child can be started
 // the library is not tried: the host loads it as it did before children.
-std::optional<std::string> try_in_child(const std::string& path) {
+std::optional<std::string> try_in_child(const std::string& path, int limit_seconds) {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) return std::nullopt;
   std::fflush(nullptr);
@@ -153,7 +152,7 @@ std::optional<std::string> try_in_child(const std::string& path) {
   }
   pollfd answer{ends[0], POLLIN, 0};
   int ready = 0;
-  while ((ready = poll(&answer, 1, kLoadSeconds * 1000)) < 0 && errno == EINTR) {
+  while ((ready = poll(&answer, 1, limit_seconds * 1000)) < 0 && errno == EINTR) {
   }
   const std::string said = ready > 0 ? answer_of(ends[0]) : "";
   close(ends[0]);
@@ -164,17 +163,17 @@ std::optional<std::string> try_in_child(const std::string& path) {
   if (said == std::string(1, kLoaded)) return std::nullopt;
   if (!said.empty() && said[0] == kThrew)
     return "threw an exception while loading: " + first_line(said.substr(1));
-  if (ready == 0) return "did not finish loading in " + std::to_string(kLoadSeconds) + " s";
+  if (ready == 0) return "did not finish loading in " + std::to_string(limit_seconds) + " s";
   return how_it_ended(status);
 }
 
 }  // namespace
 
-std::optional<std::string> probe_failure(const std::string& path) {
+std::optional<std::string> probe_failure(const std::string& path, int limit_seconds) {
   const std::string cache = cache_path();
   const std::string line = identity(path);
   if (!cache.empty() && !line.empty() && cached(cache, line)) return std::nullopt;
-  std::optional<std::string> failure = try_in_child(path);
+  std::optional<std::string> failure = try_in_child(path, limit_seconds);
   if (!failure && !cache.empty() && !line.empty()) remember(cache, line);
   return failure;
 }

@@ -14,6 +14,7 @@ namespace runner::plugin_host {
 // nullopt when `path` loads in a child (or loaded before, unchanged); else how it failed there:
 // "crashed with signal 11 (SIGSEGV) while loading". A library the usual checks refuse
 // (no entry, another ABI) loads in the child as far as they go: the host's own load refuses it.
-std::optional<std::string> probe_failure(const std::string& path);
+// A child still loading after `limit_seconds` is killed: "did not finish loading in 60 s".
+std::optional<std::string> probe_failure(const std::string& path, int limit_seconds = 60);
 
 }  // namespace runner::plugin_host

@@ -1,11 +1,12 @@
 // Libraries tried in a child process before the host loads them: one whose constructor crashes,
-// throws or exits is named with how and passed over; one that loads is remembered in the cache;
-// a library that is no plugin runs no code at all.
+// throws, exits or hangs is named with how and passed over; one that loads is remembered in the
+// cache; a library that is no plugin runs no code at all.
 #include "plugin_host/library_probe.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +61,15 @@ TEST_F(LibraryProbe, AConstructorThatEndsTheProcessIsNamed) {
 }
 
 // What loaded once, unchanged, is not tried again: the cache holds its line.
+// A constructor that never returns: the child is killed at the limit, the library named, and
+// the probe answers in about the limit.
+TEST_F(LibraryProbe, AConstructorThatHangsIsNamedAtTheLimit) {
+  setenv("FIXTURE_CONSTRUCTOR", "hang", 1);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(probe_failure(fixture_library("constructor"), 1), "did not finish loading in 1 s");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+}
+
 TEST_F(LibraryProbe, ALibraryThatLoadsIsRemembered) {
   EXPECT_EQ(probed_with("nothing"), std::nullopt);
   const auto cache = std::filesystem::path(cache_) / "runner";
