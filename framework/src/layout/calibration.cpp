@@ -3,7 +3,6 @@
 #include "layout/calibration.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -12,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <runner/compat.hpp>
 #include <runner/errors.hpp>
@@ -218,9 +218,11 @@ double host_rate(torch::Device device) {
 }
 
 // A file of kDiskBytes written and synced in `folder`, then removed.
+// The file is new and of a name nobody could guess (mkstemp): the folder is usually the
+// system's shared temporary one, where a fixed name could be a link planted by another user.
 double disk_rate(const std::string& folder) {
-  const std::string path = (std::filesystem::path(folder) / "runner-plan-disk-rate").string();
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::string path = (std::filesystem::path(folder) / "runner-plan-disk-rate-XXXXXX").string();
+  const int fd = mkstemp(path.data());
   if (fd < 0)
     throw ConfigError("runner plan: cannot write in " + folder + " to measure the disk",
                       "set strategy.offload_dir to a writable folder");

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "distributed/gloo_group.hpp"
 #include "layout/collective_rates.hpp"
@@ -68,6 +70,28 @@ TEST(Calibration, AGpuOnPaperPassesOverItsGivenMemory) {
   EXPECT_DOUBLE_EQ(rates.extra_pass_s_per_parameter.at(Precision::fp16), 24 / 3e12);
   EXPECT_DOUBLE_EQ(rates.cast_bytes_per_s, 3e12);
   EXPECT_DOUBLE_EQ(rates.all_gather_bytes_per_s, 4.5e11);
+}
+
+// The disk is measured through a new file of its own: a link planted at a name in the folder
+// is not followed, and nothing is left behind.
+TEST(Calibration, TheDiskIsMeasuredInANewFileNotThroughAPlantedLink) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has a GPU to measure";
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / "runner_test_disk_rate";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::ofstream(folder / "victim") << "keep";
+  fs::create_symlink(folder / "victim", folder / "runner-plan-disk-rate");
+  Calibration c = two_cpu_ranks();
+  c.disk_folder = folder.string();
+  c.devices = {8, true};
+  for (Precision p : {Precision::fp32, Precision::bf16, Precision::fp16}) c.given_flops[p] = 1e15;
+  c.given_link = 4.5e11;
+  c.given_memory = 3e12;
+  EXPECT_GT(calibrate(c).disk_bytes_per_s, 0);
+  EXPECT_EQ(fs::file_size(folder / "victim"), 4u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 2);
+  fs::remove_all(folder);
 }
 
 }  // namespace
