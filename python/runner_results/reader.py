@@ -1,4 +1,4 @@
-"""load(): a results file as DataFrames of runs, epochs and steps."""
+"""load(): a results file as DataFrames of runs, epochs, steps and restarts."""
 import os
 import stat
 from dataclasses import dataclass, field
@@ -31,12 +31,14 @@ class Results:
     epochs: pd.DataFrame
     steps: pd.DataFrame
     sweep_keys: list = field(default_factory=list)  # in the order the sweep declares them
+    # One row per restart of a run's ranks after a failure (train.max_restarts).
+    restarts: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def load(path):
     """Every run of the results file at `path`, in the order the runs began."""
     with _open(path) as f:
-        runs, epochs, steps, sweep_keys = [], [], [], []
+        runs, epochs, steps, sweep_keys, restarts = [], [], [], [], []
         for name, run in f["/"].items():  # f["/"] iterates in creation order, f by name
             if not isinstance(run, h5py.Group) or "run_id" not in run.attrs:
                 continue  # a user's own group
@@ -47,11 +49,13 @@ def load(path):
             runs.append(row)
             epochs.append(_series(run, "epochs", name, row["run_id"]))
             steps.append(_series(run, "steps", name, row["run_id"]))
+            restarts.extend(_restarts(run, name, row["run_id"]))
     return Results(
         runs=pd.DataFrame(runs),
         epochs=_concat(epochs),
         steps=_concat(steps),
         sweep_keys=sweep_keys,
+        restarts=pd.DataFrame(restarts),
     )
 
 
@@ -110,7 +114,23 @@ def _run_row(name, run, version):
         row[key] = value_of(value) if version == 1 else _python_value(value)
     row.update(_summary(run))
     row.update(_throughput(run, row["world_size"]))
+    restarts = _restarts(run, name, row["run_id"])
+    if restarts:
+        row["restarts"] = len(restarts)
+        row["time_lost_s"] = sum(restart["time_lost_s"] for restart in restarts)
     return row
+
+
+def _restarts(run, group_name, run_id):
+    """The run's restarts after failures, in order: attributes of restarts/<number>."""
+    if "restarts" not in run:
+        return []
+    found = []
+    for restart in run["restarts"].values():
+        row = {"group": group_name, "run_id": run_id}
+        row.update({key: _python_value(value) for key, value in restart.attrs.items()})
+        found.append(row)
+    return sorted(found, key=lambda row: row["attempt"])
 
 
 def _summary(run):

@@ -191,6 +191,27 @@ TEST(Experiments, MnistDdpComparesOneRankWithTwo) {
   for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
 }
 
+TEST(Experiments, DdpSurvivesAKilledRankByARestartFromItsCheckpoint) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  const std::string dir = scratch_dir("killed_rank_" + std::to_string(getpid()));
+  const Output o = run_runner(kExperiments + "ddp_survives_a_killed_rank.toml" +
+                              " --set train.max_steps_per_epoch=12 --set train.max_eval_steps=2" +
+                              " --set checkpoint.every_steps=4 --set fault.step=10" +
+                              " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("rank 1 was killed by signal 9 (SIGKILL)")) << o.out;
+  // Step 4's checkpoint is complete when step 9 starts (the save of step 8 waits for it).
+  EXPECT_THAT(o.out, ::testing::ContainsRegex("\\(step [48]\\); [0-9.]+ s of training lost"))
+      << o.out;
+  EXPECT_THAT(table_lines(o.out).at(0), HasSubstr("time lost")) << o.out;
+  const auto runs = results::read_runs(dir + "/r.h5");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::Status::completed) << runs[0].error;
+  ASSERT_EQ(runs[0].restarts.size(), 1u);
+  EXPECT_TRUE(runs[0].restarts[0].resumed_step == 4 || runs[0].restarts[0].resumed_step == 8);
+  EXPECT_EQ(runs[0].steps.size(), 12u);
+}
+
 // The flagship: its table compares communication, step time and throughput within 120
 // characters, each skipped run one short row whose reason is said once below.
 TEST(Experiments, NcclVsGlooRunsGlooAndSkipsNcclWithoutGpus) {
@@ -290,6 +311,7 @@ TEST(Experiments, EveryFileIsCovered) {
                                          "lenet_gelu.toml",
                                          "mnist_ddp.toml",
                                          "ddp_nccl_vs_gloo.toml",
+                                         "ddp_survives_a_killed_rank.toml",
                                          "batch_size_sweep.toml",
                                          "dp_vs_ddp.toml",
                                          "gpt2_techniques.toml",

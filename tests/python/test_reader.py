@@ -2,6 +2,7 @@
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import unittest
 
@@ -128,6 +129,61 @@ class MeasuredEpochColumnsTest(unittest.TestCase):
         self.assertEqual(runs["communication_s"][0], 0.75)
         self.assertTrue(np.isnan(runs["communication_s"][1]))
         self.assertTrue(np.isnan(runs["communication_s"][2]), "one rank: nothing to wait for")
+
+
+class RestartsTest(unittest.TestCase):
+    """A run whose rank was killed and restarted from its checkpoint (a one-rank blobs run)."""
+
+    def test_each_restart_is_a_row_and_the_run_counts_them(self):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "restarted.h5")
+        experiment = os.path.join(folder, "restarted.toml")
+        with open(experiment, "w") as f:
+            f.write(RESTARTED.format(results=path))
+        subprocess.run(
+            [os.environ["RUNNER_BINARY"], "-q", "--plugin-path",
+             os.environ["RUNNER_FIXTURE_PLUGINS"], "--max-restarts", "1", experiment],
+            check=True)
+        results = runner_results.load(path)
+        with h5py.File(path, "r") as f:
+            (_, run), = run_groups(f)
+            written = dict(run["restarts/1"].attrs)
+        self.assertEqual(len(results.restarts), 1)
+        restart = results.restarts.iloc[0]
+        self.assertEqual(restart["attempt"], 1)
+        self.assertEqual(restart["cause"], "rank 0 was killed by signal 9 (SIGKILL)")
+        self.assertIn(restart["resumed_step"], (2, 4), "step 2's save is complete at step 5")
+        self.assertEqual(restart["time_lost_s"], written["time_lost_s"])
+        self.assertEqual(restart["resumed_from"], written["resumed_from"])
+        self.assertEqual(results.runs["restarts"][0], 1)
+        self.assertEqual(results.runs["time_lost_s"][0], written["time_lost_s"])
+        self.assertEqual(results.runs["status"][0], "completed")
+
+    def test_a_file_without_restarts_has_none(self):
+        results = runner_results.load(sweep_results())
+        self.assertTrue(results.restarts.empty)
+        self.assertNotIn("restarts", results.runs)
+
+
+RESTARTED = """\
+[experiment]
+name = "restarted"
+results = "{results}"
+[dataset]
+name = "blobs"
+[model]
+name = "linear_probe"
+[train]
+epochs = 1
+batch_size = 32
+threads = 1
+[checkpoint]
+every_steps = 2
+[fault]
+kind = "kill"
+step = 5
+"""
 
 
 class VersionOneTest(unittest.TestCase):

@@ -100,6 +100,17 @@ const results::RunRecord* last_record(const std::vector<results::RunRecord>& run
   return last;
 }
 
+// `plan` going on from `checkpoint`, with what the run had recorded when it was taken.
+ResumeChoice going_on_from(const std::string& checkpoint, ResumeChoice plan) {
+  const Manifest manifest = read_manifest(manifest_of(checkpoint));
+  plan.action = ResumeChoice::Action::go_on;
+  plan.checkpoint = checkpoint;
+  plan.epochs = manifest.engine.value("epochs_recorded", int64_t{0});
+  plan.steps = manifest.engine.value("steps_recorded", int64_t{0});
+  plan.global_step = manifest.progress.global_step;
+  return plan;
+}
+
 }  // namespace
 
 void check_resume_request(const ResumeRequest& request, const config::Experiment& experiment) {
@@ -203,13 +214,15 @@ ResumeChoice choose_resume(const ResumeRequest& request, const config::RunConfig
     plan.group = last->group;
   }
   const auto checkpoint = resume_checkpoint(request, run, only_run, settings, warnings);
-  if (!checkpoint) return plan;
-  const Manifest manifest = read_manifest(manifest_of(*checkpoint));
+  return checkpoint ? going_on_from(*checkpoint, plan) : plan;
+}
+
+ResumeChoice restart_point(const config::RunConfig& run, const CheckpointSettings& settings,
+                           std::ostream& warnings) {
+  ResumeChoice plan;
   plan.action = ResumeChoice::Action::go_on;
-  plan.checkpoint = *checkpoint;
-  plan.epochs = manifest.engine.value("epochs_recorded", int64_t{0});
-  plan.steps = manifest.engine.value("steps_recorded", int64_t{0});
-  return plan;
+  const auto checkpoint = newest_intact(settings.run_folder, run, warnings);
+  return checkpoint ? going_on_from(*checkpoint, plan) : plan;
 }
 
 }  // namespace runner::checkpoint

@@ -24,6 +24,7 @@ struct ResumeChoice {
   std::string group;              // the run's group in the results file; empty: a new one
   std::string checkpoint;         // the folder to load; empty: from the start
   int64_t epochs = 0, steps = 0;  // what the run had recorded when the checkpoint was taken
+  int64_t global_step = 0;        // the training steps the checkpoint had done
 };
 
 // Checks what `request` names before anything is run or written. Throws ConfigError when it
@@ -66,6 +67,12 @@ void check_something_to_resume(const ResumeRequest& request,
 ResumeChoice choose_resume(const ResumeRequest& request, const config::RunConfig& run,
                            bool only_run, const CheckpointSettings& settings,
                            const std::vector<results::RunRecord>& earlier_runs,
+                           std::ostream& warnings);
+
+// Where a run restarted after a failure goes on from: the newest checkpoint of its folder that
+// passes resume_checkpoint's checks (one a failure cut short has no manifest and is passed
+// over), or the start (an empty checkpoint) without one.
+ResumeChoice restart_point(const config::RunConfig& run, const CheckpointSettings& settings,
                            std::ostream& warnings);
 
 }  // namespace runner::checkpoint

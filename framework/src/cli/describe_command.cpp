@@ -15,9 +15,13 @@ namespace runner::cli {
 namespace {
 
 const std::vector<std::pair<std::string, const Schema& (*)()>> kHostSections = {
-    {"experiment", config::experiment_schema}, {"train", config::train_schema},
-    {"optimizer", config::optimizer_schema},   {"schedule", config::schedule_schema},
-    {"checkpoint", config::checkpoint_schema}, {"sweep", config::sweep_schema}};
+    {"experiment", config::experiment_schema},
+    {"train", config::train_schema},
+    {"optimizer", config::optimizer_schema},
+    {"schedule", config::schedule_schema},
+    {"checkpoint", config::checkpoint_schema},
+    {"fault", config::fault_schema},
+    {"sweep", config::sweep_schema}};
 
 void print_keys(const Schema& schema) {
   if (schema.keys().empty()) std::cout << "  (no keys)\n";

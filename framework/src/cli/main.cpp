@@ -140,6 +140,12 @@ int dispatch(int argc, char** argv) {
   app.add_option("--nproc", run.nproc,
                  "train every run on N local ranks (strategy.world_size = N; single becomes ddp)")
       ->check(whole_number_in(1, 4096));
+  int max_restarts = -1;
+  auto* restarts =
+      app.add_option("--max-restarts", max_restarts,
+                     "start a failed run's ranks again, up to N times, from its newest complete "
+                     "checkpoint (train.max_restarts = N)")
+          ->check(whole_number_in(0, 1000));
   app.add_option("--plugin-path", run.plugin_path, "extra folder of plugins (repeatable)")
       ->allow_extra_args(false);
   std::string tensorboard_dir;
@@ -214,6 +220,8 @@ int dispatch(int argc, char** argv) {
     return plan_command(plan_options);
   }
   if (resume->count() > 0) run.resume = resume_path;
+  if (restarts->count() > 0)
+    run.overrides.push_back("train.max_restarts=" + std::to_string(max_restarts));
   // Quoted as a TOML string, so a folder named 2024 or true stays text.
   if (tensorboard->count() > 0)
     run.overrides.push_back("experiment.tensorboard=" +

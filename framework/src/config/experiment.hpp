@@ -35,6 +35,7 @@ struct RunConfig {
   Options optimizer;    // [optimizer]
   Options schedule;     // [schedule]
   Options checkpoint;   // [checkpoint]: when and where the run saves its state
+  Options fault;        // [fault]: a fault injected at a rank and step (kind "none": no fault)
   ComponentConfig dataset;
   std::vector<AugmentConfig> augment;  // [[dataset.augment]], in file order
   ComponentConfig model;

@@ -1,4 +1,5 @@
-// The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint]. `runner
+// The keys the host owns: [experiment], [train], [optimizer], [schedule], [checkpoint], [fault].
+// `runner
 // describe` prints these docs, so each says what the key does and what its special values mean.
 #include "config/host_schemas.hpp"
 
@@ -81,6 +82,11 @@ const Schema& train_schema() {
               "Collectives each rank keeps in its ledger (the newest: group, sequence number, "
               "op, size, step, phase, state), which name the collective of a failure; 0: none",
               0, 1 << 20);
+    s.integer("max_restarts", 0,
+              "Times the launcher starts a failed run's ranks again (a rank died, a collective "
+              "failed or timed out), each time from the run's newest complete checkpoint, or from "
+              "the start without one; 0: a failure ends the run. Not part of a run's id",
+              0, 1000);
     s.text("backend_conv", "vendor",
            "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
            "(ATen's own kernels, vendor libraries off)",
@@ -134,6 +140,29 @@ const Schema& checkpoint_schema() {
     s.text("dir", "",
            "Folder of the checkpoints, one folder per run id inside; empty: beside the results "
            "file, <results>.checkpoints");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema& fault_schema() {
+  static const Schema schema = [] {
+    Schema s;
+    s.text("kind", "none",
+           "A fault injected into the run, through the path a real one takes: kill (the rank "
+           "dies by SIGKILL as the step starts), stop (the rank makes no progress for `seconds` "
+           "in the step's data loading), slow (from `step` on, each of the rank's steps takes "
+           "`factor` times as long: a straggler), fail_collective (the rank's next collective "
+           "fails); none: no fault",
+           {"none", "kill", "stop", "slow", "fail_collective"});
+    s.integer("rank", 0, "The rank it strikes", 0);
+    s.integer("step", 1, "The training step it strikes at, from 1, counted over the epochs", 1);
+    s.number("seconds", 30.0, "stop: how long the rank makes no progress", 0, 86400);
+    s.number("factor", 2.0, "slow: how many times as long each of the rank's steps takes", 1, 1000);
+    s.integer("attempt", 0,
+              "The attempt it strikes: 0 the first, 1 the first restart (train.max_restarts), "
+              "...; the others run without it",
+              0, 1000);
     return s;
   }();
   return schema;

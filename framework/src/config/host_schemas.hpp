@@ -10,6 +10,8 @@ const Schema& train_schema();
 const Schema& optimizer_schema();
 const Schema& schedule_schema();
 const Schema& checkpoint_schema();
+// [fault]: a fault injected at a rank and step, for studies of fault tolerance and for tests.
+const Schema& fault_schema();
 // [sweep]'s own keys (mode, max_points); its other keys are the swept ones.
 const Schema& sweep_schema();
 

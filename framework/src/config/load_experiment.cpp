@@ -55,6 +55,7 @@ Value value_in(const RunConfig& run, const std::string& dotted) {
   if (key.section == "optimizer") return run.optimizer.get(key.key);
   if (key.section == "schedule") return run.schedule.get(key.key);
   if (key.section == "checkpoint") return run.checkpoint.get(key.key);
+  if (key.section == "fault") return run.fault.get(key.key);
   return run.ops.at(op_of_section(key.section)).get(key.key);
 }
 

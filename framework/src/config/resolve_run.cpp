@@ -104,6 +104,7 @@ RunConfig resolve_run(const RawSections& given, const std::string& file,
   run.optimizer = resolve_host_section(sections, "optimizer", file);
   run.schedule = resolve_host_section(sections, "schedule", file);
   run.checkpoint = resolve_host_section(sections, "checkpoint", file);
+  run.fault = resolve_host_section(sections, "fault", file);
   run.dataset = resolve_component(sections, "dataset", Kind::dataset, std::nullopt, file, schemas);
   run.model = resolve_component(sections, "model", Kind::model, std::nullopt, file, schemas);
   run.strategy = resolve_component(sections, "strategy", Kind::strategy, "single", file, schemas);

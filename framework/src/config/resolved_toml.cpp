@@ -25,8 +25,12 @@ const std::set<std::string> kEarlierExperimentOutputs = {"tensorboard"};
 const std::map<std::string, int64_t> kLaterTrainKeys = {{"max_eval_steps", 0},
                                                         {"collective_ledger", 4096}};
 
-std::set<std::string> later_keys_at_their_default(const Options& train) {
-  std::set<std::string> left_out;
+// [train] keys of how a run survives failures, not of what it trains: no part of its id.
+const std::set<std::string> kTrainRecoveryKeys = {"max_restarts"};
+
+// The [train] keys an id leaves out.
+std::set<std::string> train_keys_left_out_of_id(const Options& train) {
+  std::set<std::string> left_out = kTrainRecoveryKeys;
   for (const auto& [key, value] : kLaterTrainKeys)
     if (train.has(key) && train.get_int(key) == value) left_out.insert(key);
   return left_out;
@@ -52,6 +56,13 @@ void write_augment(std::string& out, const std::vector<AugmentConfig>& augment) 
     write_table(out, "[[dataset.augment]]", {&transform.name, &transform.options});
 }
 
+// A run with a fault injected is another study than the same run without (its times differ,
+// a sweep may compare them): [fault] is in its id, unless its kind is "none", so ids of runs
+// without one stay as they were before [fault] existed.
+bool injects_a_fault(const RunConfig& run) {
+  return run.fault.has("kind") && run.fault.get_string("kind") != "none";
+}
+
 // `experiment_left_out`: [experiment] keys not written; `whole`: every key and [checkpoint]
 // written (else what the run's id hashes).
 std::string toml_of(const RunConfig& run, const std::set<std::string>& experiment_left_out,
@@ -60,7 +71,7 @@ std::string toml_of(const RunConfig& run, const std::set<std::string>& experimen
       {"experiment", {nullptr, &run.experiment, experiment_left_out}},
       {"train",
        {nullptr, &run.train.keys,
-        whole ? std::set<std::string>{} : later_keys_at_their_default(run.train.keys)}},
+        whole ? std::set<std::string>{} : train_keys_left_out_of_id(run.train.keys)}},
       {"optimizer", {nullptr, &run.optimizer}},
       {"schedule", {nullptr, &run.schedule}},
       {"dataset", {&run.dataset.name, &run.dataset.options}},
@@ -68,6 +79,7 @@ std::string toml_of(const RunConfig& run, const std::set<std::string>& experimen
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
   if (whole) tables["checkpoint"] = {nullptr, &run.checkpoint};
+  if (whole || injects_a_fault(run)) tables["fault"] = {nullptr, &run.fault};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {

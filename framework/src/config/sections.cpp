@@ -30,9 +30,9 @@ std::optional<DottedKey> split_dotted_key(const std::string& dotted) {
 }
 
 const std::vector<std::string>& known_sections() {
-  static const std::vector<std::string> sections = {
-      "experiment", "train", "optimizer", "schedule", "checkpoint",
-      "dataset",    "model", "strategy",  "ops",      "sweep"};
+  static const std::vector<std::string> sections = {"experiment", "train", "optimizer", "schedule",
+                                                    "checkpoint", "fault", "dataset",   "model",
+                                                    "strategy",   "ops",   "sweep"};
   return sections;
 }
 
@@ -62,6 +62,7 @@ const Schema* host_schema(const std::string& section) {
   if (section == "optimizer") return &optimizer_schema();
   if (section == "schedule") return &schedule_schema();
   if (section == "checkpoint") return &checkpoint_schema();
+  if (section == "fault") return &fault_schema();
   return nullptr;
 }
 

@@ -43,6 +43,7 @@ TrainSettings train_settings_of(const Options& keys) {
   t.deterministic = keys.get_bool("deterministic");
   t.vendor_conv = keys.get_string("backend_conv") == "vendor";
   t.collective_ledger_entries = keys.get_int("collective_ledger");
+  t.max_restarts = keys.get_int("max_restarts");
   t.techniques = techniques_of(keys);
   return t;
 }

@@ -302,7 +302,10 @@ class C10dCommunicator final : public Communicator {
       call.elements = tensor.numel();
       call.bytes = tensor.numel() * static_cast<int64_t>(tensor.element_size());
     }
-    return s_.ledger->issued(call);
+    const CollectiveTicket ticket = s_.ledger->issued(call);
+    if (auto planted = s_.ledger->take_planted_failure())
+      fail(ticket, std::runtime_error(*planted));
+    return ticket;
   }
 
   // A failed collective, ended so in the ledger and named by its entry where it still has one.

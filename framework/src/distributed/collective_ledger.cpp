@@ -86,6 +86,19 @@ std::optional<size_t> CollectiveLedger::slot_of(uint64_t serial) const {
   return slot;
 }
 
+void CollectiveLedger::fail_next(const std::string& why) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  planted_failure_ = why;
+  failure_planted_ = true;
+}
+
+std::optional<std::string> CollectiveLedger::take_planted_failure() {
+  if (!failure_planted_.load(std::memory_order_relaxed)) return std::nullopt;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!failure_planted_.exchange(false)) return std::nullopt;
+  return std::exchange(planted_failure_, {});
+}
+
 CollectiveTicket CollectiveLedger::issued(const Call& call) {
   const double now = seconds_now();
   const std::lock_guard<std::mutex> lock(mutex_);

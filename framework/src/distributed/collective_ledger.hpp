@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -88,6 +89,12 @@ class CollectiveLedger {
   // The entry of `ticket`, if the ring still holds it.
   bool entry_of(CollectiveTicket ticket, CollectiveEntry& entry) const;
 
+  // A fault injected: the next collective issued on any of the rank's communicators fails
+  // with `why`, through the path a real failure takes.
+  void fail_next(const std::string& why);
+  // The failure fail_next planted, once; nullopt without one (an atomic load, no lock).
+  std::optional<std::string> take_planted_failure();
+
   void enter(RunPhase phase, int64_t step);
   void enter(RunPhase phase);  // at the current step
   RankActivity activity() const;
@@ -112,6 +119,8 @@ class CollectiveLedger {
   uint64_t serial_ = 0;  // of the newest entry, from 1
   std::vector<Group> groups_;
   RankActivity activity_;
+  std::atomic<bool> failure_planted_{false};
+  std::string planted_failure_;
 };
 
 // The caller's words for its thread's next call on a communicator (Communicator::

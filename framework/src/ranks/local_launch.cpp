@@ -4,14 +4,22 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <optional>
+
+#include "checkpoint/folders.hpp"
+#include "checkpoint/resume_choice.hpp"
 
 #include "common/one_line.hpp"
 #include "distributed/connect.hpp"
 #include "distributed/rank_health.hpp"
 #include "interrupt/interrupt.hpp"
+#include "measure/system.hpp"
 #include "ranks/environment_reader.hpp"
 #include "ranks/process_launcher.hpp"
 #include "ranks/rank_run.hpp"
@@ -24,6 +32,22 @@ namespace {
 
 constexpr const char* kLoopback = "127.0.0.1";
 
+// One start of a run's ranks: the first (0), or a restart after a failure.
+struct Attempt {
+  int number = 0;
+  std::string resume_from;  // the checkpoint the ranks load; empty: the start
+  std::chrono::system_clock::time_point began = std::chrono::system_clock::now();
+};
+
+struct Failure {
+  std::string message;
+  int exit_code = static_cast<int>(ErrorClass::runtime);
+  std::string hint;
+  // A rank died, stopped or failed at run time: another start may get through. A configuration,
+  // plugin or data error, or an interrupt, would end the same way again.
+  bool restartable() const { return exit_code == static_cast<int>(ErrorClass::runtime); }
+};
+
 // MASTER_PORT when the user set it, else 0: a free port.
 int requested_port() {
   const char* text = std::getenv("MASTER_PORT");
@@ -35,7 +59,7 @@ int requested_port() {
 }
 
 LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
-                   const std::string& group, int port, const std::string& resume_from) {
+                   const std::string& group, int port, const Attempt& attempt) {
   LaunchSpec spec;
   spec.argv = c.rank_argv;
   spec.world_size = setup.world_size;
@@ -45,7 +69,8 @@ LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
               {"LOCAL_WORLD_SIZE", std::to_string(setup.local_world_size)},
               {"RUNNER_RUN_INDEX", std::to_string(index)},
               {"RUNNER_RESULTS_GROUP", group},
-              {"RUNNER_RESUME_FROM", resume_from}};
+              {"RUNNER_RESUME_FROM", attempt.resume_from},
+              {"RUNNER_ATTEMPT", std::to_string(attempt.number)}};
   spec.rank_env = [](int rank) {
     return std::map<std::string, std::string>{{"RANK", std::to_string(rank)},
                                               {"LOCAL_RANK", std::to_string(rank)}};
@@ -54,12 +79,6 @@ LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
   spec.grace = setup.timeout + std::chrono::seconds(10);
   return spec;
 }
-
-struct Failure {
-  std::string message;
-  int exit_code = static_cast<int>(ErrorClass::runtime);
-  std::string hint;
-};
 
 // A rank that a signal stopped answers nobody: the others give up at the timeout and the
 // launcher kills it, but the stop came first.
@@ -106,23 +125,81 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
   return {record::RunOutcome::Kind::failed, f.exit_code, group};
 }
 
-// Serves the run's store, starts its ranks and waits for them.
-record::RunOutcome launch_and_wait(const LaunchContext& c, const RankSetup& setup, size_t index,
-                                   const std::string& group, const std::string& resume_from) {
+// Serves the run's store, starts its ranks and waits for them: nullopt when every rank
+// succeeded, else why not.
+std::optional<Failure> run_attempt(const LaunchContext& c, const RankSetup& setup, size_t index,
+                                   const std::string& group, const Attempt& attempt) {
   int port = 0;
   auto store = distributed::serve_store({kLoopback, requested_port()}, setup.timeout, port, true);
   c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
                                        setup.world_size, setup.backend, kLoopback, port));
-  const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, resume_from),
+  const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, attempt),
                                            [] { return interrupt_signal() != 0; });
-  if (result.succeeded()) return {record::RunOutcome::Kind::completed, 0, group};
-  const config::RunConfig& run = c.recording.experiment.runs[index];
+  if (result.succeeded()) return std::nullopt;
   if (interrupt_signal())
-    return record_failure(
-        c, run, group,
-        {"interrupted by signal " + std::to_string(interrupt_signal()), 128 + interrupt_signal()});
-  return record_failure(c, run, group,
-                        failure_of(result, *distributed::run_scope(store, "run"), setup.timeout));
+    return Failure{"interrupted by signal " + std::to_string(interrupt_signal()),
+                   128 + interrupt_signal()};
+  return failure_of(result, *distributed::run_scope(store, "run"), setup.timeout);
+}
+
+// When the newest complete checkpoint's manifest was committed; the epoch without one.
+std::chrono::system_clock::time_point committed_at(const std::string& checkpoint) {
+  struct stat manifest {};
+  const std::string path = checkpoint + "/" + checkpoint::kManifestFile;
+  if (checkpoint.empty() || ::stat(path.c_str(), &manifest) != 0) return {};
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(manifest.st_mtim.tv_sec) +
+          std::chrono::nanoseconds(manifest.st_mtim.tv_nsec)));
+}
+
+// The next attempt after `failed` failed: from the run's newest complete checkpoint (or the
+// start), recorded in the run's group, whose series are cut back to what it holds.
+Attempt restart_after(const LaunchContext& c, const config::RunConfig& run,
+                      const std::string& group, const Failure& failure, const Attempt& failed) {
+  const auto settings = checkpoint::checkpoint_settings(run, c.recording.results_path);
+  const checkpoint::ResumeChoice point =
+      checkpoint::restart_point(run, settings, c.recording.errors);
+  const auto failed_at = std::chrono::system_clock::now();
+  const auto progress_kept = std::max(failed.began, committed_at(point.checkpoint));
+  results::RestartRecord restart;
+  restart.attempt = failed.number + 1;
+  restart.cause = failure.message;
+  restart.resumed_from = point.checkpoint;
+  restart.resumed_step = point.global_step;
+  restart.time_lost_s = std::chrono::duration<double>(failed_at - progress_kept).count();
+  restart.failed_at = measure::utc_now();
+  auto writer = results::ResultsFile::open(c.recording.results_path)->resume_run(group);
+  writer->record_restart(restart);
+  writer->resume_from(point.checkpoint, static_cast<size_t>(point.epochs),
+                      static_cast<size_t>(point.steps));
+  c.recording.console.line("  " + failure.message);
+  c.recording.console.line(fmt::format(
+      "  restart {} of {} from {}; {:.1f} s of training lost", restart.attempt,
+      run.train.max_restarts,
+      point.checkpoint.empty() ? "the start (no checkpoint yet)"
+                               : fmt::format("{} (step {})", point.checkpoint, point.global_step),
+      restart.time_lost_s));
+  return {failed.number + 1, point.checkpoint};
+}
+
+// The run's attempts: the first, then up to train.max_restarts more after failures that
+// another start may get through.
+record::RunOutcome launch_and_wait(const LaunchContext& c, const RankSetup& setup, size_t index,
+                                   const std::string& group, const std::string& resume_from) {
+  const config::RunConfig& run = c.recording.experiment.runs[index];
+  Attempt attempt{0, resume_from};
+  while (true) {
+    std::optional<Failure> failure = run_attempt(c, setup, index, group, attempt);
+    if (!failure) return {record::RunOutcome::Kind::completed, 0, group};
+    if (!failure->restartable() || attempt.number >= run.train.max_restarts) {
+      if (attempt.number > 0)
+        failure->message +=
+            fmt::format(" (after {} restart{})", attempt.number, attempt.number == 1 ? "" : "s");
+      return record_failure(c, run, group, *failure);
+    }
+    attempt = restart_after(c, run, group, *failure, attempt);
+  }
 }
 
 }  // namespace
@@ -160,7 +237,8 @@ int run_launched_rank(const LaunchContext& c) {
                                experiment.file, experiment.runs.size()));
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
   const RankSetup setup = rank_setup_of(run, env);
-  const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port}, true, "run"};
+  const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port},
+                      true,     "run",          env.attempt};
   install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
   if (env.rank == 0)

@@ -23,7 +23,8 @@ record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankSe
                       env.local_rank,
                       {env.master_addr, env.master_port},
                       is_loopback(env.master_addr),
-                      "run" + std::to_string(index)};
+                      "run" + std::to_string(index),
+                      env.attempt};
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   return record::record_run(
       c_.recording, run, env.rank == 0, setup.world_size, setup.local_world_size, prefix, start,

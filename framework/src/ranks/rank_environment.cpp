@@ -74,6 +74,13 @@ RankEnvironment read_torchrun_variables(const EnvironmentReader& env, Launcher l
   return ranks;
 }
 
+// How many times the launcher started this run's ranks before (0 when unset).
+int restart_count(const EnvironmentReader& env, const char* name) {
+  const int restarts = env.integer(name).value_or(0);
+  if (restarts < 0) env.fail(name, std::to_string(restarts), "is negative");
+  return restarts;
+}
+
 RankEnvironment read_runner(const EnvironmentLookup& get) {
   EnvironmentReader env(get, "set by runner");
   int run_index = *env.integer("RUNNER_RUN_INDEX");
@@ -82,6 +89,7 @@ RankEnvironment read_runner(const EnvironmentLookup& get) {
   ranks.run_index = run_index;
   ranks.results_group = env.text("RUNNER_RESULTS_GROUP").value_or("");
   ranks.resume_from = env.text("RUNNER_RESUME_FROM").value_or("");
+  ranks.attempt = restart_count(env, "RUNNER_ATTEMPT");
   return ranks;
 }
 
@@ -93,11 +101,9 @@ RankEnvironment read_torchrun(const EnvironmentLookup& get) {
   EnvironmentReader env(get, "set by torchrun");
   RankEnvironment ranks =
       read_torchrun_variables(env, Launcher::torchrun, "RANK and WORLD_SIZE are set");
+  ranks.attempt = restart_count(env, "TORCHELASTIC_RESTART_COUNT");
   if (env.text("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True") {
-    const int restarts = env.integer("TORCHELASTIC_RESTART_COUNT").value_or(0);
-    if (restarts < 0)
-      env.fail("TORCHELASTIC_RESTART_COUNT", std::to_string(restarts), "is negative");
-    ranks.agent_store_prefix = "/worker/attempt_" + std::to_string(restarts);
+    ranks.agent_store_prefix = "/worker/attempt_" + std::to_string(ranks.attempt);
   }
   return ranks;
 }
@@ -170,6 +176,7 @@ RankEnvironment read_slurm(const EnvironmentLookup& get) {
   check_world(slurm, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", local_world.source}, ranks);
   ranks.master_addr = slurm_master_addr(slurm, user);
   ranks.master_port = slurm_master_port(slurm, user);
+  ranks.attempt = restart_count(slurm, "SLURM_RESTART_COUNT");
   return ranks;
 }
 

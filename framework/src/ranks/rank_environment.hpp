@@ -22,6 +22,9 @@ struct RankEnvironment {
   std::string results_group;  // runner's own launch: RUNNER_RESULTS_GROUP ("" when unset)
   std::string resume_from;    // runner's own launch: RUNNER_RESUME_FROM, the checkpoint to load
                               // ("" when unset: from the start)
+  // Starts of this run's ranks before this one, after failures: RUNNER_ATTEMPT,
+  // TORCHELASTIC_RESTART_COUNT or SLURM_RESTART_COUNT (0 when unset).
+  int attempt = 0;
   // torchrun whose agent serves the store at MASTER_ADDR:MASTER_PORT itself
   // (TORCHELASTIC_USE_AGENT_STORE=True): every rank joins it under this prefix of keys,
   // "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's own workers do. "" when rank 0
@@ -34,7 +37,7 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 
 // The first launcher whose variables are set, in this order:
 //   runner    RUNNER_RUN_INDEX, then the torchrun variables below, read the same way, and
-//             RUNNER_RESULTS_GROUP and RUNNER_RESUME_FROM.
+//             RUNNER_RESULTS_GROUP, RUNNER_RESUME_FROM and RUNNER_ATTEMPT.
 //   torchrun  RANK and WORLD_SIZE (one without the other is an error); LOCAL_RANK (default 0);
 //             LOCAL_WORLD_SIZE (default: WORLD_SIZE when MASTER_ADDR is a loopback address,
 //             since every rank is then on this host, else 1); MASTER_ADDR and MASTER_PORT are
@@ -42,7 +45,8 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 //   slurm     SLURM_PROCID and SLURM_NTASKS with SLURM_NTASKS > 1 (`srun -n1` is a one-rank
 //             world: none). Local rank SLURM_LOCALID; local world this node's entry
 //             (SLURM_NODEID, default 0) of SLURM_NTASKS_PER_NODE, else of
-//             SLURM_TASKS_PER_NODE ("2(x3),1"), else 1; MASTER_ADDR, else the first host of
+//             SLURM_TASKS_PER_NODE ("2(x3),1"), else 1; SLURM_RESTART_COUNT (default 0);
+//             MASTER_ADDR, else the first host of
 //             SLURM_JOB_NODELIST (or SLURM_NODELIST); MASTER_PORT, else
 //             29500 + SLURM_JOB_ID % 1000, else 29500.
 // Throws ConfigError naming the variable and its value when one is malformed or out of range.

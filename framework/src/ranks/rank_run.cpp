@@ -42,8 +42,9 @@ results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::
     const InterruptibleWait rendezvous(prefix, record_failure);
     return connect(setup, self, store, static_cast<size_t>(run.train.collective_ledger_entries));
   }();
-  train::RankContext context{connection.communicator, self.local_rank, setup.local_world_size,
-                             connection.waits, connection.ledger};
+  train::RankContext context{connection.communicator, self.local_rank,
+                             setup.local_world_size,  self.attempt,
+                             connection.waits,        connection.ledger};
   // A signal stops training at the next step's start; a collective whose peer already stopped
   // would hold this rank until its timeout.
   const InterruptibleWait collectives(prefix, record_failure, std::chrono::seconds(1));

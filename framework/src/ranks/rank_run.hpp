@@ -17,6 +17,7 @@ struct ThisRank {
   distributed::StoreAddress store;  // for a second connection and for messages
   bool loopback = false;            // every rank on this machine
   std::string run_key;              // the run's keys in the store
+  int attempt = 0;                  // starts of the run's ranks before this one
 };
 
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,

@@ -70,7 +70,10 @@ RankSetup rank_setup_of(const config::RunConfig& run, const RankEnvironment& env
   }
   setup.world_size = ranks_started_by_hand(setup);
   setup.local_world_size = setup.world_size;
-  setup.start = setup.world_size > 1 ? RankStart::local : RankStart::in_process;
+  // A run that may restart has its ranks in processes of their own, which the launcher can
+  // start again when one dies: one rank too.
+  const bool restarts = run.train.max_restarts > 0;
+  setup.start = setup.world_size > 1 || restarts ? RankStart::local : RankStart::in_process;
   return setup;
 }
 

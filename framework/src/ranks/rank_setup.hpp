@@ -14,7 +14,8 @@ namespace runner::ranks {
 
 enum class RankStart {
   in_process,  // one rank: this process trains the run
-  local,       // several ranks on this machine, child processes of this runner
+  local,       // ranks on this machine, child processes of this runner: several, or one
+               // that train.max_restarts may start again
   outside,     // torchrun or srun started every rank; this process is one of them
 };
 

@@ -83,6 +83,16 @@ std::vector<ColumnSource> measured_sources() {
          return Cell(run.summary ? run.summary->epochs_completed
                                  : static_cast<int64_t>(run.epochs.size()));
        }},
+      {{"restarts", "restarts", Unit::count},
+       [](const RunRecord& run) {
+         return run.restarts.empty() ? Cell() : Cell(static_cast<int64_t>(run.restarts.size()));
+       }},
+      {{"time_lost_s", "time lost", Unit::seconds},
+       [](const RunRecord& run) {
+         double lost = 0;
+         for (const auto& restart : run.restarts) lost += restart.time_lost_s;
+         return run.restarts.empty() ? Cell() : Cell(lost);
+       }},
       measured("time_s", "time", Unit::seconds, total_time_s),
       measured("samples_per_s", "samples/s", Unit::per_second, samples_per_s),
       measured("step_time_s", "step time", Unit::seconds, step_time_s),

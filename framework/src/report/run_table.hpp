@@ -32,7 +32,8 @@ struct RunTable {
 };
 
 // Every column some run has a value for: run_id, group, label, the swept keys (union over the
-// runs, in first-seen order), status, epochs, then times, throughput, ranks and batches,
+// runs, in first-seen order), status, epochs, restarts after failures and the time they lost,
+// then times, throughput, ranks and batches,
 // memory, accuracy and the error. Columns no run has (phases, plan, perplexity, MFU, the
 // error) are left out. Numbers come from the summary, else from the finished epochs.
 RunTable run_table(const std::vector<results::RunRecord>& runs);

@@ -100,6 +100,17 @@ struct Summary {
   double mfu = 0;  // 0 when the device's peak is unknown (a CPU without train.peak_tflops)
 };
 
+// A restart of a run's ranks after a failure (train.max_restarts): what failed and where the
+// run went on from.
+struct RestartRecord {
+  int64_t attempt = 0;       // 1: the first restart
+  std::string cause;         // the failure, as its first line said it
+  std::string resumed_from;  // the checkpoint the ranks went on from; empty: the start
+  int64_t resumed_step = 0;  // the training steps that checkpoint had done; 0: the start
+  double time_lost_s = 0;    // the failed attempt's time since its newest checkpoint (or start)
+  std::string failed_at;     // ISO 8601, UTC
+};
+
 // Writes one run. Every call leaves the file flushed and readable.
 class RunWriter {
  public:
@@ -116,6 +127,8 @@ class RunWriter {
   virtual void resume_from(const std::string& checkpoint, size_t epochs, size_t steps) {
     (void)checkpoint, (void)epochs, (void)steps;
   }
+  // A restart after a failure, kept beside the earlier ones.
+  virtual void record_restart(const RestartRecord& restart) { (void)restart; }
 };
 
 // Opens (creating it and its folder when missing) the results file for appending runs.
@@ -143,6 +156,7 @@ struct RunRecord {
   std::optional<Summary> summary;
   std::string checkpoints;   // the folder of its checkpoints; empty when it saves none
   std::string resumed_from;  // the checkpoint it last resumed from; empty when it never did
+  std::vector<RestartRecord> restarts;  // after failures, in order
   // What of this run could not be read, and why; empty when intact. Only a writer killed in
   // the middle of a write (not between two calls) can leave a run damaged.
   std::string damage;

@@ -56,6 +56,24 @@ void read_header(hid_t run_group, RunRecord& run) {
     header.environment[key] = read_string_attribute(environment.get(), key);
 }
 
+std::vector<RestartRecord> read_restarts(hid_t run_group) {
+  std::vector<RestartRecord> restarts;
+  if (!has_member(run_group, schema::kRestarts)) return restarts;
+  Handle group = open_group(run_group, schema::kRestarts);
+  for (const std::string& name : member_names(group.get())) {
+    Handle one = open_group(group.get(), name);
+    RestartRecord r;
+    r.attempt = read_int_attribute(one.get(), schema::kAttempt);
+    r.cause = read_string_attribute(one.get(), schema::kRestartCause);
+    r.resumed_from = read_string_attribute(one.get(), schema::kResumedFrom);
+    r.resumed_step = read_int_attribute(one.get(), schema::kResumedStep);
+    r.time_lost_s = read_double_attribute(one.get(), schema::kTimeLost);
+    r.failed_at = read_string_attribute(one.get(), schema::kFailedAt);
+    restarts.push_back(std::move(r));
+  }
+  return restarts;
+}
+
 template <typename Record>
 std::vector<Record> read_series_group(hid_t run_group, const char* name,
                                       const RecordLayout<Record>& layout) {
@@ -96,6 +114,19 @@ void write_run_status(hid_t run_group, Status status, const std::string& error,
   write_string_attribute(run_group, schema::kFinishedAt, finished_at);
 }
 
+void write_restart(hid_t run_group, const RestartRecord& restart) {
+  Handle group = has_member(run_group, schema::kRestarts)
+                     ? open_group(run_group, schema::kRestarts)
+                     : create_group(run_group, schema::kRestarts);
+  Handle one = create_group(group.get(), std::to_string(restart.attempt));
+  write_int_attribute(one.get(), schema::kAttempt, restart.attempt);
+  write_string_attribute(one.get(), schema::kRestartCause, restart.cause);
+  write_string_attribute(one.get(), schema::kResumedFrom, restart.resumed_from);
+  write_int_attribute(one.get(), schema::kResumedStep, restart.resumed_step);
+  write_double_attribute(one.get(), schema::kTimeLost, restart.time_lost_s);
+  write_string_attribute(one.get(), schema::kFailedAt, restart.failed_at);
+}
+
 bool is_run_group(hid_t group) { return has_attribute(group, schema::kRunId); }
 
 RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
@@ -106,6 +137,7 @@ RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
             [&] { run.epochs = read_series_group(run_group, schema::kEpochs, epoch_layout()); });
   read_part(run, [&] { run.steps = read_series_group(run_group, schema::kSteps, step_layout()); });
   read_part(run, [&] { run.summary = read_summary_group(run_group); });
+  read_part(run, [&] { run.restarts = read_restarts(run_group); });
   return run;
 }
 

@@ -16,6 +16,9 @@ void write_new_run(hid_t run_group, const RunHeader& header);
 void write_run_status(hid_t run_group, Status status, const std::string& error,
                       const std::string& finished_at);
 
+// A restart, in the run's group of restarts (made with the first).
+void write_restart(hid_t run_group, const RestartRecord& restart);
+
 // A group at the root is a run when it has a run_id attribute; users may add others.
 bool is_run_group(hid_t group);
 

@@ -107,4 +107,8 @@ void Hdf5RunWriter::resume_from(const std::string& checkpoint, size_t epochs, si
   });
 }
 
+void Hdf5RunWriter::record_restart(const RestartRecord& restart) {
+  write_and_flush(kBytesForAttributes, [&](hid_t run) { write_restart(run, restart); });
+}
+
 }  // namespace runner::results::detail

@@ -25,6 +25,7 @@ class Hdf5RunWriter final : public RunWriter {
   void set_status(Status status, const std::string& error) override;
   void record_checkpoints(const std::string& folder) override;
   void resume_from(const std::string& checkpoint, size_t epochs, size_t steps) override;
+  void record_restart(const RestartRecord& restart) override;
 
  private:
   // Runs `write` on the run group then flushes, naming the file in any DataError. After one

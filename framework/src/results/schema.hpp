@@ -28,6 +28,15 @@ inline constexpr const char* kSummary = "summary";
 // it saves none / never resumed.
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kResumedFrom = "resumed_from";
+// A group of the run's restarts after failures, one group each named by its number ("1", ...):
+// attempt, cause, resumed_from, resumed_step, time_lost_s, failed_at; absent when it never
+// restarted.
+inline constexpr const char* kRestarts = "restarts";
+inline constexpr const char* kAttempt = "attempt";
+inline constexpr const char* kRestartCause = "cause";
+inline constexpr const char* kResumedStep = "resumed_step";
+inline constexpr const char* kTimeLost = "time_lost_s";
+inline constexpr const char* kFailedAt = "failed_at";
 
 // Summary datasets.
 inline constexpr const char* kTask = "task";

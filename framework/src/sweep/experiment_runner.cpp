@@ -139,6 +139,23 @@ void check_output_folders(const config::Experiment& experiment, const std::strin
   }
 }
 
+// torchrun's --max-restarts and Slurm's requeue start the ranks again: each unfinished run
+// goes on from its newest complete checkpoint as under --resume, and one with none starts over.
+SweepLaunch restarted_by_the_launcher(const SweepLaunch& given, record::Console& console) {
+  const ranks::RankEnvironment& env = given.environment;
+  const bool outside =
+      env.launcher == ranks::Launcher::torchrun || env.launcher == ranks::Launcher::slurm;
+  if (!outside || env.attempt == 0 || given.resume) return given;
+  SweepLaunch launch = given;
+  launch.resume = "";
+  launch.restarted = true;
+  console.line(
+      fmt::format("{} restart {}: each unfinished run goes on from its newest complete "
+                  "checkpoint",
+                  ranks::launcher_name(env.launcher), env.attempt));
+  return launch;
+}
+
 }  // namespace
 
 std::string results_path(const config::Experiment& experiment) {
@@ -150,7 +167,8 @@ std::string results_path(const config::Experiment& experiment) {
 }
 
 int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
-                   record::Console& console, std::ostream& errors, const SweepLaunch& launch) {
+                   record::Console& console, std::ostream& errors, const SweepLaunch& given) {
+  const SweepLaunch launch = restarted_by_the_launcher(given, console);
   SweepContext c{{experiment, console, errors, results_path(experiment)}, registry, launch};
   if (launch.environment.launcher == ranks::Launcher::runner)
     return ranks::run_launched_rank(c.launch_context());
@@ -175,7 +193,7 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
     checkpoints.push_back(checkpoint::checkpoint_settings(run, c.recording.results_path));
     choices.push_back(resume_choice(c, run, checkpoints.back(), earlier_runs));
   }
-  if (writes)
+  if (writes && !launch.restarted)
     checkpoint::check_something_to_resume(launch.resume, choices, experiment,
                                           c.recording.results_path);
   // Held for the sweep: another runner training one of its runs into the same folders is

@@ -20,6 +20,7 @@ struct SweepLaunch {
   ranks::RankEnvironment environment;  // Launcher::none: the runner was started by hand
   std::vector<std::string> rank_argv;  // this runner again, as a rank of a local launch
   checkpoint::ResumeRequest resume;    // --resume
+  bool restarted = false;              // the launcher started the ranks again: --resume implied
 };
 
 // results/<experiment name>.h5 unless [experiment] results names another file.

@@ -92,6 +92,7 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     stop_if_interrupted();
     enter(s, distributed::RunPhase::data_loading, s.progress.global_step + 1);
     const auto step_start = Clock::now();
+    s.faults.step_starts(s.progress.global_step + 1);
     Batch batch = loader.next();
     const auto loaded = Clock::now();
     const double lr = s.loop.schedule->at(s.progress.global_step);
@@ -99,6 +100,7 @@ TrainPass train_epoch(Session& s, int64_t epoch, TrainPass pass, int64_t first_s
     StepResult result =
         in_plugin_code(s, "training step " + std::to_string(s.progress.global_step + 1),
                        [&] { return s.strategy->train_step(batch); });
+    s.faults.step_computed(s.progress.global_step + 1, seconds_since(loaded));
     enter(s, distributed::RunPhase::metrics);
     if (s.loop.reports) pass.metrics.add(result.loss, result.predictions, batch.targets, false);
     losses.add(result.loss);

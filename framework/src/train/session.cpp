@@ -219,6 +219,12 @@ void set_up_loop(Session& s) {
       s.run.schedule, s.run.optimizer.get_double("lr"), loop.steps_per_epoch, loop.epochs);
 }
 
+void set_up_fault(Session& s) {
+  const FaultSettings fault = fault_settings_of(s.run.fault);
+  check_fault(fault, s.ranks.world_size(), s.loop.epochs * s.loop.steps_per_epoch);
+  s.faults = FaultInjector(fault, s.ranks.rank(), s.ranks.attempt, s.ranks.ledger);
+}
+
 }  // namespace
 
 void enter(const Session& s, distributed::RunPhase phase) { s.ranks.ledger->enter(phase); }
@@ -254,6 +260,7 @@ void build_session(Session& s, const plugin_host::Registry& registry) {
   set_up_loading(s);
   set_up_model_and_strategy(s, registry);
   set_up_loop(s);
+  set_up_fault(s);
   start_monitoring_the_gpu(s);
 }
 

@@ -17,6 +17,7 @@
 #include "plugin_host/registry.hpp"
 #include "record/console.hpp"
 #include "results/results.hpp"
+#include "train/fault_injection.hpp"
 #include "train/metrics.hpp"
 #include "train/optimizers.hpp"
 #include "train/rank_context.hpp"
@@ -77,6 +78,7 @@ struct Session {
   Loop loop;
   Progress progress;
   measure::RunMeasures measures;
+  FaultInjector faults;  // [fault], where it strikes this rank
 };
 
 // Runs plugin code of a step: a LibTorch or other exception becomes one line naming the

@@ -9,7 +9,8 @@ namespace runner::config {
 namespace {
 
 std::vector<const Schema*> host_schemas() {
-  return {&experiment_schema(), &train_schema(), &optimizer_schema(), &schedule_schema()};
+  return {&experiment_schema(), &train_schema(),      &optimizer_schema(),
+          &schedule_schema(),   &checkpoint_schema(), &fault_schema()};
 }
 
 bool within_bounds(double v, const KeySpec& spec) {
@@ -65,6 +66,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
                                                               "max_eval_steps",
                                                               "deterministic",
                                                               "collective_ledger",
+                                                              "max_restarts",
                                                               "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",
@@ -72,6 +74,8 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(schedule_schema().names(),
             (std::vector<std::string>{"name", "step_size", "gamma", "min_lr", "max_lr", "pct_start",
                                       "warmup_steps"}));
+  EXPECT_EQ(fault_schema().names(),
+            (std::vector<std::string>{"kind", "rank", "step", "seconds", "factor", "attempt"}));
 }
 
 TEST(HostSchemas, DefaultsAndChoicesAreTheDocumentedOnes) {

@@ -122,10 +122,10 @@ TEST(ConfigParse, ATomlSyntaxErrorNamesItsPlace) {
 TEST(ConfigParse, AnUnknownSectionListsTheKnownOnes) {
   ConfigError e = parse_error(kMinimal + "[trian]\nepochs = 3\n");
   EXPECT_TRUE(Contains(e.what(), "exp.toml:6:2: unknown section [trian]; did you mean 'train'?"));
-  EXPECT_TRUE(
-      Contains(e.hint(),
-               "known sections: experiment, train, optimizer, schedule, checkpoint, dataset, "
-               "model, strategy, ops, sweep"));
+  EXPECT_TRUE(Contains(e.hint(),
+                       "known sections: experiment, train, optimizer, schedule, checkpoint, fault, "
+                       "dataset, "
+                       "model, strategy, ops, sweep"));
 }
 
 TEST(ConfigParse, ATopLevelKeyIsAnUnknownSection) {

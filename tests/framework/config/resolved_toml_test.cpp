@@ -114,6 +114,17 @@ const std::string kCheckpointResolved =
     "keep = 2\n"
     "\n";
 
+// How a run survives failures ([train] max_restarts), and a [fault] of kind "none", are in the
+// text, not in the id.
+std::string with_recovery(std::string text) {
+  const std::string before_fault = "[model]\n";
+  text.insert(text.find(before_fault),
+              "[fault]\nattempt = 0\nfactor = 2.0\nkind = \"none\"\nrank = 0\nseconds = 30.0\n"
+              "step = 1\n\n");
+  const std::string before_restarts = "max_steps_per_epoch = 0\n";
+  return text.insert(text.find(before_restarts), "max_restarts = 0\n");
+}
+
 // [experiment] tensorboard, where the run logs its events, is in the text, not in the id.
 std::string with_tensorboard(std::string id_text, const std::string& folder) {
   const std::string table = "table = []\n";
@@ -122,7 +133,7 @@ std::string with_tensorboard(std::string id_text, const std::string& folder) {
 
 TEST(ResolvedToml, HoldsEverySectionAndKeySorted) {
   EXPECT_EQ(parse(kMinimal).runs[0].resolved_toml,
-            kCheckpointResolved + with_tensorboard(kMinimalResolved, ""));
+            kCheckpointResolved + with_recovery(with_tensorboard(kMinimalResolved, "")));
 }
 
 TEST(ResolvedToml, HoldsTheSweepValuesAndNoSweep) {
@@ -161,12 +172,35 @@ TEST(RunId, IsTheSameWhateverTheCheckpointSectionSays) {
   EXPECT_TRUE(Contains(saving.resolved_toml, "[checkpoint]\ndir = \"elsewhere\"\n"));
 }
 
+TEST(RunId, IsTheSameWhateverTheRestartsAndWithoutAFault) {
+  const RunConfig restarting =
+      parse(kMinimal, {"train.max_restarts=3", "fault.step=7", "fault.rank=2"}).runs[0];
+  EXPECT_EQ(restarting.id, parse(kMinimal).runs[0].id);
+  EXPECT_EQ(restarting.earlier_id, parse(kMinimal).runs[0].earlier_id);
+  EXPECT_TRUE(Contains(restarting.resolved_toml, "max_restarts = 3\n"));
+  EXPECT_TRUE(Contains(restarting.resolved_toml, "kind = \"none\"\nrank = 2\n"));
+}
+
+// A run with a fault is another study: a sweep may compare it with the same run without.
+TEST(RunId, AnInjectedFaultIsPartOfIt) {
+  const std::string id = parse(kMinimal).runs[0].id;
+  const RunConfig killed = parse(kMinimal, {"fault.kind=kill", "fault.step=7"}).runs[0];
+  EXPECT_NE(killed.id, id);
+  EXPECT_NE(parse(kMinimal, {"fault.kind=kill", "fault.step=8"}).runs[0].id, killed.id);
+  EXPECT_EQ(parse(kMinimal, {"fault.kind=kill", "fault.step=7", "train.max_restarts=1"}).runs[0].id,
+            killed.id);
+  const Experiment sweep = parse(kMinimal + "[sweep]\n\"fault.kind\" = [\"none\", \"slow\"]\n");
+  ASSERT_EQ(sweep.runs.size(), 2u);
+  EXPECT_EQ(sweep.runs[0].id, id);
+  EXPECT_NE(sweep.runs[1].id, id);
+}
+
 TEST(RunId, IsTheSameWhateverTheTensorboardFolder) {
   const RunConfig logging = parse(kMinimal + "[experiment]\ntensorboard = \"runs\"\n").runs[0];
   EXPECT_EQ(logging.id, parse(kMinimal).runs[0].id);
   EXPECT_EQ(logging.id, expected_id(id_text_of(kMinimalResolved)));
   EXPECT_EQ(logging.resolved_toml,
-            kCheckpointResolved + with_tensorboard(kMinimalResolved, "runs"));
+            kCheckpointResolved + with_recovery(with_tensorboard(kMinimalResolved, "runs")));
 }
 
 TEST(RunId, IsTheSameWhereverTheResultsGoAndHoweverShown) {

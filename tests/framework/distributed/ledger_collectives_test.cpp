@@ -113,5 +113,27 @@ TEST(LedgerCollectives, AStartedCollectiveIsIssuedUntilWaitedFor) {
   });
 }
 
+// A fault injected into both ranks: each one's next collective fails as a real failure does
+// (its entry failed, the error naming it), before anything reaches the other rank, so the
+// collective after it goes through.
+TEST(LedgerCollectives, APlantedFailureFailsTheNextCollectiveOnceAndNamesIt) {
+  on_ranks(2, [](int, RankConnection& c) {
+    c.ledger->fail_next("fault injected here");
+    auto t = torch::ones({5});
+    c.communicator->describe_next("the planted one");
+    try {
+      c.communicator->all_reduce_sum({t});
+      ADD_FAILURE() << "the planted failure did not fail the collective";
+    } catch (const std::exception& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("the planted one")) << e.what();
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("fault injected here")) << e.what();
+    }
+    EXPECT_EQ(c.ledger->entries().back().state, CollectiveState::failed);
+    c.communicator->all_reduce_sum({t});
+    EXPECT_EQ(c.ledger->entries().back().state, CollectiveState::completed);
+    EXPECT_TRUE(torch::equal(t, torch::full({5}, 2.0)));
+  });
+}
+
 }  // namespace
 }  // namespace runner::testing

@@ -184,6 +184,22 @@ TEST(RankEnvironment, MalformedRunnerValuesNameTheVariable) {
             "MASTER_PORT is not set (required since RUNNER_RUN_INDEX is set)");
 }
 
+// A restarted rank learns it from its launcher's count: what [fault] attempt and the
+// restart's resume read.
+TEST(RankEnvironment, EachLaunchersRestartCountIsTheAttempt) {
+  EXPECT_EQ(read(torchrun()).attempt, 0);
+  EXPECT_EQ(read(with(torchrun(), {{"TORCHELASTIC_RESTART_COUNT", "2"}})).attempt, 2);
+  EXPECT_EQ(read(with(slurm(), {{"SLURM_RESTART_COUNT", "1"}})).attempt, 1);
+  EXPECT_EQ(read(with(torchrun(), {{"RUNNER_RUN_INDEX", "0"}, {"RUNNER_ATTEMPT", "3"}})).attempt,
+            3);
+  EXPECT_EQ(error_of(with(torchrun(), {{"TORCHELASTIC_RESTART_COUNT", "-1"}})),
+            "TORCHELASTIC_RESTART_COUNT = -1 is negative (set by torchrun)");
+  EXPECT_EQ(error_of(with(slurm(), {{"SLURM_RESTART_COUNT", "x"}})),
+            "SLURM_RESTART_COUNT = \"x\" is not an integer (set by slurm)");
+  EXPECT_EQ(error_of(with(torchrun(), {{"RUNNER_RUN_INDEX", "0"}, {"RUNNER_ATTEMPT", "-4"}})),
+            "RUNNER_ATTEMPT = -4 is negative (set by runner)");
+}
+
 TEST(RankEnvironment, RunnerComesBeforeTorchrunBeforeSlurm) {
   Variables all = with(with(slurm(), torchrun()), {{"RUNNER_RUN_INDEX", "2"}});
   EXPECT_EQ(read(all).launcher, Launcher::runner);

@@ -117,6 +117,18 @@ TEST(RunTable, RunWithoutSummaryUsesItsEpochs) {
   EXPECT_EQ(column_index(table, "step_time_s"), -1) << "no run logged a step";
 }
 
+TEST(RunTable, RestartsAndTheirTimeLostAreShownOnlyWhereARunRestarted) {
+  EXPECT_EQ(column_index(run_table({completed_run("a")}), "restarts"), -1);
+  EXPECT_EQ(column_index(run_table({completed_run("a")}), "time_lost_s"), -1);
+  RunRecord restarted = completed_run("b");
+  restarted.restarts = {{1, "rank 1 was killed", "", 0, 2.5, ""},
+                        {2, "rank 0 was killed", "ck", 4, 1.25, ""}};
+  const RunTable table = run_table({completed_run("a"), restarted});
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 0, "restarts")));
+  EXPECT_EQ(std::get<int64_t>(cell(table, 1, "restarts")), 2);
+  EXPECT_EQ(number(table, 1, "time_lost_s"), 3.75);
+}
+
 TEST(RunTable, FailedAndSkippedRunsGetANoteAndEmptyNumbers) {
   RunRecord failed;
   failed.group = "failed";

@@ -274,6 +274,34 @@ TEST(ResultsFile, ARunThatGoesOnFromACheckpointRecordsItsRestOnce) {
   EXPECT_TRUE(again.summary.has_value());
 }
 
+TEST(ResultsFile, EachRestartIsKeptInOrderBesideTheRun) {
+  ScratchFolder dir;
+  const std::string path = dir.file("r.h5");
+  auto run = ResultsFile::open(path)->begin_run(sample_header("r1"));
+  EXPECT_TRUE(read_runs(path).at(0).restarts.empty());
+  RestartRecord first{
+      1, "rank 1 was killed by signal 9 (SIGKILL)", "", 0, 12.5, "2026-01-02T03:04:05Z"};
+  RestartRecord second{2,
+                       "rank 0 failed: all_reduce #9 of world failed",
+                       "ck/step-000000008",
+                       8,
+                       3.25,
+                       "2026-01-02T03:09:00Z"};
+  run->record_restart(first);
+  run->record_restart(second);
+  const auto restarts = read_runs(path).at(0).restarts;
+  ASSERT_EQ(restarts.size(), 2u);
+  for (const auto& [read, written] :
+       {std::pair{restarts[0], first}, std::pair{restarts[1], second}}) {
+    EXPECT_EQ(read.attempt, written.attempt);
+    EXPECT_EQ(read.cause, written.cause);
+    EXPECT_EQ(read.resumed_from, written.resumed_from);
+    EXPECT_EQ(read.resumed_step, written.resumed_step);
+    EXPECT_EQ(read.time_lost_s, written.time_lost_s);
+    EXPECT_EQ(read.failed_at, written.failed_at);
+  }
+}
+
 TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   for (Status status : {Status::running, Status::completed, Status::failed, Status::skipped})
     EXPECT_EQ(status_from_name(status_name(status)), status);
