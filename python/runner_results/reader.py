@@ -170,8 +170,24 @@ def _throughput(run, world_size):
         measured = measured[~np.isnan(measured)]
         if len(measured):
             values[name] = float(combine(measured))
+    values.update(_waits_spread(epochs))
     if len(steps.get("duration_s", [])):
         values["step_time_s"] = float(np.mean(steps["duration_s"]))
+    return values
+
+
+def _waits_spread(epochs):
+    """The most one rank waited for collectives, over the measured epochs, and the rank the
+    others waited for in most epochs (the lowest on a tie), as `runner report` shows them."""
+    most = np.asarray(epochs.get("communication_max_s", []), dtype=float)
+    most = most[~np.isnan(most)]
+    slowest = np.asarray(epochs.get("slowest_rank", []), dtype=float)
+    slowest = slowest[~np.isnan(slowest)].astype(int)
+    values = {}
+    if len(most):
+        values["communication_max_s"] = float(np.sum(most))
+    if len(slowest):
+        values["slowest_rank"] = int(np.argmax(np.bincount(slowest)))
     return values
 
 

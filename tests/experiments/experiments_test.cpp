@@ -162,11 +162,14 @@ TEST(Experiments, Gpt2XlDryRunSizesItWithoutAllocating) {
       << o.out;
 }
 
-std::vector<results::RunRecord> runs_of_brief(const std::string& file, Output* printed = nullptr) {
+// `extra`: more arguments, after the brief ones.
+std::vector<results::RunRecord> runs_of_brief(const std::string& file, Output* printed = nullptr,
+                                              const std::string& extra = "") {
   const std::string dir = scratch_dir("dist_" + std::to_string(getpid()) + "_" + file);
-  const Output o = run_runner(kExperiments + file + " --set train.epochs=1" +
-                              " --set train.max_steps_per_epoch=2 --set train.max_eval_steps=2" +
-                              " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist);
+  const Output o =
+      run_runner(kExperiments + file + " --set train.epochs=1" +
+                 " --set train.max_steps_per_epoch=2 --set train.max_eval_steps=2" +
+                 " --set experiment.results=" + dir + "/r.h5 " + kOnFashionMnist + " " + extra);
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_THAT(o.out, HasSubstr("results: ")) << "the table is printed\n" << o.out;
   if (printed) *printed = o;
@@ -210,6 +213,25 @@ TEST(Experiments, DdpSurvivesAKilledRankByARestartFromItsCheckpoint) {
   ASSERT_EQ(runs[0].restarts.size(), 1u);
   EXPECT_TRUE(runs[0].restarts[0].resumed_step == 4 || runs[0].restarts[0].resumed_step == 8);
   EXPECT_EQ(runs[0].steps.size(), 12u);
+}
+
+// Rank 1 five times as slow: the other rank waits for it, and the table names it.
+TEST(Experiments, DdpStragglerNamesTheRankTheOtherWaitedFor) {
+  if (!have_fashion_mnist()) GTEST_SKIP() << "no Fashion-MNIST in " << kFashionMnist;
+  Output printed;
+  auto runs = runs_of_brief("ddp_straggler.toml", &printed,
+                            "--set fault.factor=5 --set train.max_steps_per_epoch=6");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_EQ(run.status, results::Status::completed) << run.error;
+  const auto& slow = runs[1];
+  EXPECT_THAT(slow.header.label, HasSubstr("slow"));
+  ASSERT_EQ(slow.epochs.size(), 1u);
+  EXPECT_EQ(slow.epochs[0].slowest_rank, 1.0);
+  EXPECT_GT(slow.epochs[0].communication_max_s, slow.epochs[0].communication_min_s);
+  const std::vector<std::string> table = table_lines(printed.out);
+  ASSERT_FALSE(table.empty()) << printed.out;
+  for (const char* column : {"comm max", "slowest", "step time"})
+    EXPECT_THAT(table.at(0), HasSubstr(column)) << printed.out;
 }
 
 // The flagship: its table compares communication, step time and throughput within 120
@@ -312,6 +334,7 @@ TEST(Experiments, EveryFileIsCovered) {
                                          "mnist_ddp.toml",
                                          "ddp_nccl_vs_gloo.toml",
                                          "ddp_survives_a_killed_rank.toml",
+                                         "ddp_straggler.toml",
                                          "batch_size_sweep.toml",
                                          "dp_vs_ddp.toml",
                                          "gpt2_techniques.toml",

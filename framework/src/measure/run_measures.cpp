@@ -39,6 +39,17 @@ void record_gpu(const RunMeasures& m, results::EpochRecord& record) {
   if (measured > 0) record.gpu_utilization = sum / measured;
 }
 
+// The ranks' waits in collectives: their mean, and on several ranks their spread and the rank
+// that waited least, which the others waited for. NaN where not measured (NCCL).
+void record_waits(const std::vector<double>& waits, results::EpochRecord& record) {
+  record.communication_s = mean(waits);
+  if (waits.size() < 2 || std::isnan(record.communication_s)) return;
+  const auto [least, most] = std::minmax_element(waits.begin(), waits.end());
+  record.communication_min_s = *least;
+  record.communication_max_s = *most;
+  record.slowest_rank = static_cast<double>(least - waits.begin());
+}
+
 }  // namespace
 
 void RunMeasures::epoch_begins() {
@@ -65,7 +76,7 @@ void RunMeasures::epoch_ended(results::EpochRecord& record, double train_s, int6
   record.optimizer_s = phases.optimizer_s;
   record.activation_memory_bytes = phases.activation_bytes;
   record.bubble_fraction = mean(per_rank(phases.wait_s / std::max(1e-9, train_s)));
-  record.communication_s = mean(per_rank(waited_in_epoch));
+  record_waits(per_rank(waited_in_epoch), record);
   record_gpu(*this, record);
 }
 

@@ -105,6 +105,8 @@ std::vector<ColumnSource> measured_sources() {
       measured("local_batch", "local batch", Unit::count, local_batch),
       measured("global_batch", "global batch", Unit::count, global_batch),
       measured("communication_s", "comm", Unit::seconds, communication_s),
+      measured("communication_max_s", "comm max", Unit::seconds, communication_max_s),
+      measured("slowest_rank", "slowest", Unit::count, slowest_rank),
       measured("saved_activation_bytes", "saved act", Unit::bytes, saved_activation_bytes),
       measured("peak_memory_bytes", "peak mem", Unit::bytes, peak_memory_bytes),
       measured("gpu_utilization", "GPU util", Unit::fraction, gpu_utilization),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 #include <toml++/toml.h>
@@ -98,6 +99,24 @@ std::optional<double> communication_s(const RunRecord& run) {
   for (const EpochRecord& epoch : run.epochs)
     if (!std::isnan(epoch.communication_s)) sum = sum.value_or(0.0) + epoch.communication_s;
   return sum;
+}
+
+std::optional<double> communication_max_s(const RunRecord& run) {
+  std::optional<double> sum;
+  for (const EpochRecord& epoch : run.epochs)
+    if (!std::isnan(epoch.communication_max_s)) sum = sum.value_or(0.0) + epoch.communication_max_s;
+  return sum;
+}
+
+std::optional<int64_t> slowest_rank(const RunRecord& run) {
+  std::map<int64_t, int> epochs_slowest;
+  for (const EpochRecord& epoch : run.epochs)
+    if (!std::isnan(epoch.slowest_rank)) ++epochs_slowest[static_cast<int64_t>(epoch.slowest_rank)];
+  std::optional<int64_t> slowest;
+  int most = 0;
+  for (const auto& [rank, epochs] : epochs_slowest)
+    if (epochs > most) slowest = rank, most = epochs;
+  return slowest;
 }
 
 std::optional<double> gpu_utilization(const RunRecord& run) {

@@ -38,6 +38,11 @@ std::optional<double> state_memory_bytes(const results::RunRecord& run);
 // The seconds the ranks waited for collectives (their mean), over the epochs that measured
 // it; nothing on one rank.
 std::optional<double> communication_s(const results::RunRecord& run);
+// The most one rank waited for collectives, over the epochs that measured it; and the rank the
+// others waited for (the one that waited least) in most epochs, the lowest on a tie. Nothing
+// on one rank.
+std::optional<double> communication_max_s(const results::RunRecord& run);
+std::optional<int64_t> slowest_rank(const results::RunRecord& run);
 
 // NVML's readings over the epochs that have them: the mean utilisation (a fraction), and the
 // most device memory in use.

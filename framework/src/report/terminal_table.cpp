@@ -45,7 +45,11 @@ const std::vector<std::string>& optional_columns() {
                                               "backward_s",
                                               "saved_activation_bytes",
                                               "tflops",
-                                              "mfu"};
+                                              "mfu",
+                                              "restarts",
+                                              "time_lost_s",
+                                              "communication_max_s",
+                                              "slowest_rank"};
   return names;
 }
 

@@ -26,7 +26,10 @@ const RecordLayout<EpochRecord>& epoch_layout() {
        {"bubble_fraction", &EpochRecord::bubble_fraction},
        {"communication_s", &EpochRecord::communication_s},
        {"gpu_utilization", &EpochRecord::gpu_utilization},
-       {"gpu_memory_used_bytes", &EpochRecord::gpu_memory_used_bytes}}};
+       {"gpu_memory_used_bytes", &EpochRecord::gpu_memory_used_bytes},
+       {"communication_max_s", &EpochRecord::communication_max_s},
+       {"communication_min_s", &EpochRecord::communication_min_s},
+       {"slowest_rank", &EpochRecord::slowest_rank}}};
   return layout;
 }
 

@@ -62,6 +62,12 @@ struct EpochRecord {
   // one rank, NaN where not measured (NCCL, whose waits do not block the host) and in files
   // older than this column.
   double communication_s = std::numeric_limits<double>::quiet_NaN();
+  // The same waits' spread over the ranks: the most and the least one rank waited, and the rank
+  // that waited least (the one the others waited for: a straggler). NaN on one rank, where not
+  // measured, and in files older than these columns.
+  double communication_max_s = std::numeric_limits<double>::quiet_NaN();
+  double communication_min_s = std::numeric_limits<double>::quiet_NaN();
+  double slowest_rank = std::numeric_limits<double>::quiet_NaN();
   // The GPU as NVML saw it over the epoch: the mean share of time a kernel ran on the ranks'
   // devices, and the most device memory in use on any of them (every process's). NaN when
   // not measured: a CPU run, no NVML, or a file older than these columns.

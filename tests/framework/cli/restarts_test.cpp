@@ -55,8 +55,7 @@ void expect_same_losses(const results::RunRecord& run, const results::RunRecord&
 // A save is written in the background, and waited for by the next: when step 9 starts, step
 // 4's checkpoint is complete, step 8's may be.
 constexpr const char* kEveryFourSteps = "[checkpoint]\nevery_steps = 4\n";
-constexpr const char* kKillRank1AtStep11 =
-    "[fault]\nkind = \"kill\"\nrank = 1\nstep = 11\n";
+constexpr const char* kKillRank1AtStep11 = "[fault]\nkind = \"kill\"\nrank = 1\nstep = 11\n";
 
 bool one_of_the_two_checkpoints(int64_t step) { return step == 4 || step == 8; }
 
@@ -64,8 +63,9 @@ TEST(Restarts, AKilledRankGoesOnFromTheNewestCheckpointToTheLossesOfARunThatNeve
   const std::string dir = scratch_dir("restart_killed");
   Output plain = run_runner(blobs_run(dir, "plain", kEveryFourSteps));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  Output out = run_runner(blobs_run(dir, "killed", std::string(kEveryFourSteps) + kKillRank1AtStep11) +
-                          " --max-restarts 1");
+  Output out =
+      run_runner(blobs_run(dir, "killed", std::string(kEveryFourSteps) + kKillRank1AtStep11) +
+                 " --max-restarts 1");
   ASSERT_EQ(out.exit_code, 0) << out.err;
   EXPECT_THAT(out.out, HasSubstr("rank 1 was killed by signal 9 (SIGKILL)")) << out.out;
   EXPECT_THAT(out.out, HasSubstr("restart 1 of 1 from ")) << out.out;
@@ -110,8 +110,7 @@ TEST(Restarts, AnExhaustedBudgetFailsWithExit5AndKeepsEveryAttempt) {
       blobs_run(dir, "exp", "", "fail_at_step = 5\nfail_on_rank = 1\nfail_how = \"kill\"\n");
   Output out = run_runner(args + " --max-restarts 2");
   EXPECT_EQ(out.exit_code, 5) << out.err;
-  EXPECT_THAT(out.err,
-              HasSubstr("rank 1 was killed by signal 9 (SIGKILL) (after 2 restarts)"))
+  EXPECT_THAT(out.err, HasSubstr("rank 1 was killed by signal 9 (SIGKILL) (after 2 restarts)"))
       << out.err;
   const auto run = only_run(dir + "/exp.h5");
   EXPECT_EQ(run.status, results::Status::failed);
@@ -124,11 +123,11 @@ TEST(Restarts, AnExhaustedBudgetFailsWithExit5AndKeepsEveryAttempt) {
 
 TEST(Restarts, AFailedCollectiveIsRestartedAndItsCauseNamesTheInjectedFault) {
   const std::string dir = scratch_dir("restart_collective");
-  Output out = run_runner(
-      blobs_run(dir, "exp",
-                std::string(kEveryFourSteps) +
-                    "[fault]\nkind = \"fail_collective\"\nrank = 0\nstep = 10\n") +
-      " --max-restarts 1");
+  Output out =
+      run_runner(blobs_run(dir, "exp",
+                           std::string(kEveryFourSteps) +
+                               "[fault]\nkind = \"fail_collective\"\nrank = 0\nstep = 10\n") +
+                 " --max-restarts 1");
   ASSERT_EQ(out.exit_code, 0) << out.err;
   const auto run = only_run(dir + "/exp.h5");
   ASSERT_EQ(run.restarts.size(), 1u);
@@ -164,7 +163,8 @@ TEST(Restarts, RanksTorchrunStartsAgainGoOnFromTheNewestCheckpoint) {
   const std::vector<int> first = run_as_torchrun(2, args, dir);
   EXPECT_EQ(first, (std::vector<int>{5, 128 + 9})) << read_file(dir + "/out0");
   const std::vector<int> again = run_as_torchrun(2, args, dir, "TORCHELASTIC_RESTART_COUNT=1");
-  ASSERT_EQ(again, (std::vector<int>{0, 0})) << read_file(dir + "/out0") << read_file(dir + "/out1");
+  ASSERT_EQ(again, (std::vector<int>{0, 0}))
+      << read_file(dir + "/out0") << read_file(dir + "/out1");
   const std::string out = read_file(dir + "/out0");
   EXPECT_THAT(out, HasSubstr("torchrun restart 1: each unfinished run goes on from its newest "
                              "complete checkpoint"))
@@ -193,14 +193,16 @@ TEST(Restarts, BadValuesAreOneLineErrorsNamingTheKey) {
       {" --max-restarts 100000", "--max-restarts"},
       {" --max-restarts many", "--max-restarts"},
       {" --set train.max_restarts=-2", "max_restarts"},
-      {" --set fault.step=33 --set fault.kind=kill", "fault.step = 33: the run has 32 training steps"},
+      {" --set fault.step=33 --set fault.kind=kill",
+       "fault.step = 33: the run has 32 training steps"},
       {" --set fault.kind=explode", "fault.kind"},
       {" --set fault.factor=0.5 --set fault.kind=slow", "fault.factor"},
   };
   for (const auto& [extra, named] : cases) {
     Output out = run_runner(args + extra);
     EXPECT_EQ(out.exit_code, 2) << extra << "\n" << out.err;
-    EXPECT_THAT(out.err.substr(0, out.err.find('\n')), HasSubstr(named)) << extra << "\n" << out.err;
+    EXPECT_THAT(out.err.substr(0, out.err.find('\n')), HasSubstr(named)) << extra << "\n"
+                                                                         << out.err;
   }
 }
 
@@ -217,6 +219,11 @@ TEST(Restarts, AStoppedRankThatComesBackBeforeTheTimeoutLetsTheRunComplete) {
   double waited = 0;
   for (const auto& epoch : run.epochs) waited += epoch.communication_s;
   EXPECT_GT(waited, 1.2);
+  // The stall's epoch names rank 1 as the rank the other waited for.
+  ASSERT_FALSE(run.epochs.empty());
+  EXPECT_EQ(run.epochs[0].slowest_rank, 1.0);
+  EXPECT_GT(run.epochs[0].communication_max_s, 2.5);
+  EXPECT_LT(run.epochs[0].communication_min_s, run.epochs[0].communication_max_s);
 }
 
 }  // namespace

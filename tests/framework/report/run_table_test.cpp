@@ -211,6 +211,26 @@ TEST(RunTable, CommunicationIsSummedOverTheMeasuredEpochsOfDistributedRunsOnly) 
   EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 2, "communication_s")));
 }
 
+// A straggler: the rank that waited least is the one the others waited for.
+TEST(RunTable, TheMostARankWaitedAndTheRankOthersWaitedForInMostEpochs) {
+  RunRecord run = completed_run("straggler");
+  run.header.environment["world_size"] = "3";
+  run.epochs.push_back(run.epochs[1]);
+  const double most[] = {2.0, 3.0, 0.5}, slowest[] = {2, 0, 2};
+  for (size_t e = 0; e < 3; ++e) {
+    run.epochs[e].communication_s = 1;
+    run.epochs[e].communication_max_s = most[e];
+    run.epochs[e].communication_min_s = 0.1;
+    run.epochs[e].slowest_rank = slowest[e];
+  }
+  RunRecord one_rank = completed_run("single");
+  const RunTable table = run_table({run, one_rank});
+  EXPECT_DOUBLE_EQ(number(table, 0, "communication_max_s"), 5.5);
+  EXPECT_EQ(std::get<int64_t>(cell(table, 0, "slowest_rank")), 2);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "slowest_rank")));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cell(table, 1, "communication_max_s")));
+}
+
 TEST(RunTable, GlobalBatchComesFromTheConfigAndIsSplitOverTheDataParallelRanks) {
   RunRecord ddp = completed_run("ddp");
   ddp.header.environment["world_size"] = "4";
