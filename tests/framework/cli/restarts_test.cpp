@@ -21,7 +21,8 @@ namespace runner::testing {
 namespace {
 
 // The blobs fixture (512 samples) for 2 epochs at a global batch of 32: 32 steps, on 2 ddp ranks
-// unless `rest` says otherwise. Returns the runner's arguments.
+// unless `rest` says otherwise, with linear_probe unless `model_keys` names another model.
+// Returns the runner's arguments.
 std::string blobs_run(const std::string& dir, const std::string& name, const std::string& rest,
                       const std::string& model_keys = "") {
   const std::string strategy = rest.find("[strategy]") == std::string::npos
@@ -29,7 +30,8 @@ std::string blobs_run(const std::string& dir, const std::string& name, const std
                                    : "";
   write_file(dir + "/" + name + ".toml",
              "[experiment]\nname = \"blobs\"\nresults = \"" + dir + "/" + name + ".h5\"\n" +
-                 "[dataset]\nname = \"blobs\"\n[model]\nname = \"linear_probe\"\n" + model_keys +
+                 "[dataset]\nname = \"blobs\"\n[model]\n" +
+                 (model_keys.find("name =") == 0 ? "" : "name = \"linear_probe\"\n") + model_keys +
                  "[train]\nepochs = 2\nbatch_size = 32\nthreads = 1\n"
                  "[optimizer]\nname = \"sgd\"\nlr = 0.5\n" +
                  strategy + rest);
@@ -87,6 +89,37 @@ TEST(Restarts, AKilledRankGoesOnFromTheNewestCheckpointToTheLossesOfARunThatNeve
   EXPECT_EQ(run.resumed_from, restart.resumed_from);
   expect_same_losses(run, only_run(dir + "/plain.h5"));
 }
+
+class RestartedLayout : public ::testing::TestWithParam<Layout> {};
+
+// Rank 1 killed under each sharded or split layout: the restart loads every rank's shard and
+// the run goes on to the losses of the same layout never killed.
+TEST_P(RestartedLayout, GoesOnToTheLossesOfARunThatNeverFailed) {
+  const std::string dir = scratch_dir("restart_" + GetParam().name);
+  const std::string strategy =
+      "[strategy]\nworld_size = 2\ntimeout_s = 20\n" + GetParam().strategy + "\n";
+  const std::string model = "name = \"layered_probe\"\n";
+  Output plain = run_runner(blobs_run(dir, "plain", strategy + kEveryFourSteps, model));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  Output out =
+      run_runner(blobs_run(dir, "killed", strategy + kEveryFourSteps + kKillRank1AtStep11, model) +
+                 " --max-restarts 1");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const auto run = only_run(dir + "/killed.h5");
+  ASSERT_EQ(run.restarts.size(), 1u);
+  EXPECT_EQ(run.restarts[0].cause, "rank 1 was killed by signal 9 (SIGKILL)");
+  EXPECT_TRUE(one_of_the_two_checkpoints(run.restarts[0].resumed_step));
+  expect_same_losses(run, only_run(dir + "/plain.h5"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, RestartedLayout,
+                         ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
+                                           Layout{"zero3", "name = \"zero\"\nstage = 3"},
+                                           Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
+                                           Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
+                         [](const ::testing::TestParamInfo<Layout>& info) {
+                           return info.param.name;
+                         });
 
 TEST(Restarts, ARunWithoutACheckpointStartsOverAndSaysSo) {
   const std::string dir = scratch_dir("restart_from_start");
