@@ -8,6 +8,7 @@
 
 #include "config/experiment.hpp"
 #include "runner/errors.hpp"
+#include "train/fault_injection.hpp"
 #include "train/technique_checks.hpp"
 
 namespace runner::sweep {
@@ -38,11 +39,26 @@ void check_plan(const config::RunConfig& run, const plan::RunEstimate& estimate,
   plan::check_plan_fits(run, estimate, local_ranks);
 }
 
+// A fault for an attempt this runner never starts would never strike. Under torchrun or srun
+// the launcher counts the restarts, not train.max_restarts.
+void check_fault_attempt(const config::RunConfig& run, const ranks::RankSetup& setup) {
+  const train::FaultSettings fault = train::fault_settings_of(run.fault);
+  const int64_t restarts = run.train.max_restarts;
+  if (fault.kind == train::FaultSettings::Kind::none || setup.start == ranks::RankStart::outside ||
+      fault.attempt <= restarts)
+    return;
+  throw ConfigError(fmt::format("fault.attempt = {}: the run's ranks start at most {} time{} "
+                                "(train.max_restarts = {}): the fault would never strike",
+                                fault.attempt, restarts + 1, restarts == 0 ? "" : "s", restarts),
+                    "raise train.max_restarts (--max-restarts) or lower fault.attempt");
+}
+
 }  // namespace
 
 void check_run(const config::RunConfig& run, const ranks::RankSetup& setup,
                const std::optional<plan::RunEstimate>& estimate) {
   check_local_world(setup);
+  check_fault_attempt(run, setup);
   train::check_batch_divides(run, setup.world_size);
   // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
   // group's ranks, share one.

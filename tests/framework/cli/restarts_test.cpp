@@ -230,6 +230,9 @@ TEST(Restarts, BadValuesAreOneLineErrorsNamingTheKey) {
        "fault.step = 33: the run has 32 training steps"},
       {" --set fault.kind=explode", "fault.kind"},
       {" --set fault.factor=0.5 --set fault.kind=slow", "fault.factor"},
+      {" --set fault.kind=kill --set fault.attempt=2 --max-restarts 1",
+       "fault.attempt = 2: the run's ranks start at most 2 times (train.max_restarts = 1): the "
+       "fault would never strike"},
   };
   for (const auto& [extra, named] : cases) {
     Output out = run_runner(args + extra);
