@@ -248,6 +248,24 @@ def more_cases(h):
     add("config", "nproc_not_a_number",
         lambda d: ["--plugin-path", h.GOOD, "--nproc", "abc", h.blobs(d)], (2,),
         "--nproc: 'abc' is not a whole number from 1 to 4096")
+    add("config", "max_restarts_negative",
+        lambda d: ["--plugin-path", h.GOOD, "--max-restarts", "-1", h.blobs(d)], (2,),
+        "--max-restarts: '-1' is not a whole number from 0 to 1000")
+    add("config", "max_restarts_beyond_int64",
+        lambda d: ["--plugin-path", h.GOOD, "--max-restarts", "9" * 30, h.blobs(d)], (2,),
+        "is not a whole number from 0 to 1000")
+    add("config", "fault_on_a_rank_the_run_lacks",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=kill", "--set", "fault.rank=7",
+                   h.blobs(d)], (2,), "fault.rank = 7: the run has 1 rank (0 to 0)")
+    add("config", "fault_past_the_last_step",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=stop", "--set",
+                   "fault.step=1000000", h.blobs(d)], (2,), "fault.step = 1000000: the run has")
+    add("config", "fault_never_striking",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=kill", "--set",
+                   "fault.attempt=3", h.blobs(d)], (2,), "the fault would never strike")
+    add("config", "fault_nan_seconds",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=stop", "--set",
+                   "fault.seconds=nan", h.blobs(d)], (2,), "fault.seconds = nan is out of range")
     add("config", "describe_without_a_name", lambda d: ["describe"], (0,), "model/")
     add("config", "resume_empty_folder",
         lambda d: (os.makedirs(f"{d}/empty"),
