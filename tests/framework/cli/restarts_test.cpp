@@ -112,14 +112,8 @@ TEST_P(RestartedLayout, GoesOnToTheLossesOfARunThatNeverFailed) {
   expect_same_losses(run, only_run(dir + "/plain.h5"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, RestartedLayout,
-                         ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
-                                           Layout{"zero3", "name = \"zero\"\nstage = 3"},
-                                           Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
-                                           Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
-                         [](const ::testing::TestParamInfo<Layout>& info) {
-                           return info.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Strategies, RestartedLayout, ::testing::ValuesIn(sharded_layouts()),
+                         layout_name);
 
 TEST(Restarts, ARunWithoutACheckpointStartsOverAndSaysSo) {
   const std::string dir = scratch_dir("restart_from_start");

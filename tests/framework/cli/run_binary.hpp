@@ -1,6 +1,8 @@
 // Runs the runner binary as a user would and captures what it printed.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -61,5 +63,19 @@ struct Layout {
 };
 
 inline void PrintTo(const Layout& layout, std::ostream* os) { *os << layout.name; }
+
+// The layouts that shard or split the model over 2 ranks: zero stages 2 and 3, a pipeline of
+// 2 stages, tensor parallelism of degree 2.
+inline std::vector<Layout> sharded_layouts() {
+  return {{"zero2", "name = \"zero\"\nstage = 2"},
+          {"zero3", "name = \"zero\"\nstage = 3"},
+          {"pipeline", "name = \"pipeline\"\nstages = 2"},
+          {"tensor", "name = \"tensor\"\ndegree = 2"}};
+}
+
+// A parameterized test's name suffix: the layout's.
+inline std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
+  return info.param.name;
+}
 
 }  // namespace runner::testing

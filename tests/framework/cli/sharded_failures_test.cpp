@@ -46,14 +46,8 @@ TEST_P(KilledRank, EndsTheRunNamingIt) {
       << "a rank outlived the launcher";
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, KilledRank,
-                         ::testing::Values(Layout{"zero2", "name = \"zero\"\nstage = 2"},
-                                           Layout{"zero3", "name = \"zero\"\nstage = 3"},
-                                           Layout{"pipeline", "name = \"pipeline\"\nstages = 2"},
-                                           Layout{"tensor", "name = \"tensor\"\ndegree = 2"}),
-                         [](const ::testing::TestParamInfo<Layout>& info) {
-                           return info.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Strategies, KilledRank, ::testing::ValuesIn(sharded_layouts()),
+                         layout_name);
 
 }  // namespace
 }  // namespace runner::testing
