@@ -1,4 +1,4 @@
-"""load(): a results file as DataFrames of runs, epochs, steps and restarts."""
+"""load(): a results file as DataFrames of runs, epochs, steps, restarts and hang reports."""
 import os
 import stat
 from dataclasses import dataclass, field
@@ -33,12 +33,14 @@ class Results:
     sweep_keys: list = field(default_factory=list)  # in the order the sweep declares them
     # One row per restart of a run's ranks after a failure (train.max_restarts).
     restarts: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # One row per failed attempt with a hang report: its first line, and a line per rank.
+    hang_reports: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def load(path):
     """Every run of the results file at `path`, in the order the runs began."""
     with _open(path) as f:
-        runs, epochs, steps, sweep_keys, restarts = [], [], [], [], []
+        runs, epochs, steps, sweep_keys, restarts, hang_reports = [], [], [], [], [], []
         for name, run in f["/"].items():  # f["/"] iterates in creation order, f by name
             if not isinstance(run, h5py.Group) or "run_id" not in run.attrs:
                 continue  # a user's own group
@@ -50,12 +52,14 @@ def load(path):
             epochs.append(_series(run, "epochs", name, row["run_id"]))
             steps.append(_series(run, "steps", name, row["run_id"]))
             restarts.extend(_restarts(run, name, row["run_id"]))
+            hang_reports.extend(_attempts(run, "hang_reports", name, row["run_id"]))
     return Results(
         runs=pd.DataFrame(runs),
         epochs=_concat(epochs),
         steps=_concat(steps),
         sweep_keys=sweep_keys,
         restarts=pd.DataFrame(restarts),
+        hang_reports=pd.DataFrame(hang_reports),
     )
 
 
@@ -123,12 +127,17 @@ def _run_row(name, run, version):
 
 def _restarts(run, group_name, run_id):
     """The run's restarts after failures, in order: attributes of restarts/<number>."""
-    if "restarts" not in run:
+    return _attempts(run, "restarts", group_name, run_id)
+
+
+def _attempts(run, kind, group_name, run_id):
+    """The attributes of each <kind>/<attempt> group of the run, by attempt."""
+    if kind not in run:
         return []
     found = []
-    for restart in run["restarts"].values():
+    for attempt in run[kind].values():
         row = {"group": group_name, "run_id": run_id}
-        row.update({key: _python_value(value) for key, value in restart.attrs.items()})
+        row.update({key: _python_value(value) for key, value in attempt.attrs.items()})
         found.append(row)
     return sorted(found, key=lambda row: row["attempt"])
 

@@ -152,17 +152,25 @@ class RestartsTest(unittest.TestCase):
         self.assertEqual(len(results.restarts), 1)
         restart = results.restarts.iloc[0]
         self.assertEqual(restart["attempt"], 1)
-        self.assertEqual(restart["cause"], "rank 0 was killed by signal 9 (SIGKILL)")
+        self.assertTrue(
+            restart["cause"].startswith("rank 0 was killed by signal 9 (SIGKILL), last seen in "),
+            restart["cause"])
         self.assertIn(restart["resumed_step"], (2, 4), "step 2's save is complete at step 5")
         self.assertEqual(restart["time_lost_s"], written["time_lost_s"])
         self.assertEqual(restart["resumed_from"], written["resumed_from"])
         self.assertEqual(results.runs["restarts"][0], 1)
+        self.assertEqual(len(results.hang_reports), 1)
+        report = results.hang_reports.iloc[0]
+        self.assertEqual(report["attempt"], 0)
+        self.assertEqual(report["first_line"], restart["cause"])
+        self.assertTrue(report["ranks"].startswith("rank 0: was killed by signal 9"), report["ranks"])
         self.assertEqual(results.runs["time_lost_s"][0], written["time_lost_s"])
         self.assertEqual(results.runs["status"][0], "completed")
 
     def test_a_file_without_restarts_has_none(self):
         results = runner_results.load(sweep_results())
         self.assertTrue(results.restarts.empty)
+        self.assertTrue(results.hang_reports.empty)
         self.assertNotIn("restarts", results.runs)
 
 

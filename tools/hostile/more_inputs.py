@@ -266,6 +266,16 @@ def more_cases(h):
     add("config", "fault_nan_seconds",
         lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=stop", "--set",
                    "fault.seconds=nan", h.blobs(d)], (2,), "fault.seconds = nan is out of range")
+    add("config", "stall_timeout_negative",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "train.stall_timeout_s=-5", h.blobs(d)],
+        (2,), "train.stall_timeout_s")
+    add("config", "stall_timeout_below_the_collective_timeout",
+        lambda d: ["--plugin-path", h.GOOD, h.blobs(
+            d, "stall_timeout_s = 1\n[strategy]\nname = \"ddp\"\nworld_size = 2\n")], (2,),
+        "train.stall_timeout_s = 1: below the collective timeout (strategy.timeout_s = 300)")
+    add("config", "stall_timeout_beyond_int64",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "train.stall_timeout_s=" + "9" * 30,
+                   h.blobs(d)], (2,), "train.stall_timeout_s")
     add("config", "describe_without_a_name", lambda d: ["describe"], (0,), "model/")
     add("config", "resume_empty_folder",
         lambda d: (os.makedirs(f"{d}/empty"),

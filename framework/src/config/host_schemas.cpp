@@ -87,6 +87,12 @@ const Schema& train_schema() {
               "failed or timed out), each time from the run's newest complete checkpoint, or from "
               "the start without one; 0: a failure ends the run. Not part of a run's id",
               0, 1000);
+    s.integer("stall_timeout_s", 1800,
+              "Seconds a rank may make no progress (no phase entered, no collective issued or "
+              "ended) outside a collective before it gives up and the run fails with a hang "
+              "report; at least the collective timeout (strategy.timeout_s); 0: off. Not part "
+              "of a run's id",
+              0, 604800);
     s.text("backend_conv", "vendor",
            "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
            "(ATen's own kernels, vendor libraries off)",

@@ -26,7 +26,7 @@ const std::map<std::string, int64_t> kLaterTrainKeys = {{"max_eval_steps", 0},
                                                         {"collective_ledger", 4096}};
 
 // [train] keys of how a run survives failures, not of what it trains: no part of its id.
-const std::set<std::string> kTrainRecoveryKeys = {"max_restarts"};
+const std::set<std::string> kTrainRecoveryKeys = {"max_restarts", "stall_timeout_s"};
 
 // The [train] keys an id leaves out.
 std::set<std::string> train_keys_left_out_of_id(const Options& train) {

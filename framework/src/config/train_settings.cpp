@@ -44,6 +44,7 @@ TrainSettings train_settings_of(const Options& keys) {
   t.vendor_conv = keys.get_string("backend_conv") == "vendor";
   t.collective_ledger_entries = keys.get_int("collective_ledger");
   t.max_restarts = keys.get_int("max_restarts");
+  t.stall_timeout_s = keys.get_int("stall_timeout_s");
   t.techniques = techniques_of(keys);
   return t;
 }

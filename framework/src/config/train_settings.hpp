@@ -29,6 +29,7 @@ struct TrainSettings {
   bool vendor_conv = true;  // backend_conv = "vendor" (oneDNN, cuDNN); false: ATen's own kernels
   int64_t collective_ledger_entries = 4096;  // kept per rank; 0: none
   int64_t max_restarts = 0;                  // of a failed run's ranks; 0: none
+  int64_t stall_timeout_s = 1800;            // a rank without progress gives up; 0: never
   Techniques techniques;                     // what the strategies receive
 };
 

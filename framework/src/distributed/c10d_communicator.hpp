@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -186,7 +188,8 @@ class C10dCommunicator final : public Communicator {
     check_peer("send to", to);
     auto pending = std::make_unique<Pending>(this);
     std::vector<torch::Tensor> one{on_wire(tensor)};
-    const CollectiveTicket ticket = record("send", tensor, take_described_words());
+    const CollectiveTicket ticket =
+        record("send", tensor, take_described_words(), channel(rank(), to));
     pending->add(ticket, guarded(ticket, [&] { return s_.group->send(one, to, 0); }));
     pending->keep = {tensor};
     return pending;
@@ -196,7 +199,8 @@ class C10dCommunicator final : public Communicator {
     check_peer("receive from", from);
     auto pending = std::make_unique<Pending>(this);
     std::vector<torch::Tensor> one{on_wire(tensor)};
-    const CollectiveTicket ticket = record("receive", tensor, take_described_words());
+    const CollectiveTicket ticket =
+        record("receive", tensor, take_described_words(), channel(from, rank()));
     pending->add(ticket, guarded(ticket, [&] { return s_.group->recv(one, from, 0); }));
     pending->keep = {tensor};
     return pending;
@@ -291,10 +295,30 @@ class C10dCommunicator final : public Communicator {
     if (ranks.empty()) throw std::invalid_argument("subgroup: no ranks");
   }
 
+  // Messages from one rank to another arrive in the order sent: each direction is a channel
+  // numbered alike on both ends ("world 0->1"), apart from the group's collectives, which not
+  // every member's sends and receives would leave in step.
+  int channel(int from, int to) {
+    const std::lock_guard<std::mutex> lock(channels_mutex_);
+    auto [it, made] = channels_.try_emplace({from, to}, 0);
+    if (made) {
+      const int run_from = s_.place.run_ranks[static_cast<size_t>(from)];
+      const int run_to = s_.place.run_ranks[static_cast<size_t>(to)];
+      it->second = s_.ledger->add_group(
+          s_.place.name + " " + std::to_string(run_from) + "->" + std::to_string(run_to),
+          {run_from, run_to});
+    }
+    return it->second;
+  }
+
   // `tensor` undefined: a collective that moves no data (a barrier).
   CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words) {
+    return record(op, tensor, words, ledger_group_);
+  }
+  CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words,
+                          int group) {
     CollectiveLedger::Call call;
-    call.group = ledger_group_;
+    call.group = group;
     call.op = op;
     call.words = &words;
     if (tensor.defined()) {
@@ -347,6 +371,8 @@ class C10dCommunicator final : public Communicator {
 
   Setup s_;
   int ledger_group_ = 0;
+  std::mutex channels_mutex_;
+  std::map<std::pair<int, int>, int> channels_;  // (from, to) in this group: its ledger group
   int subgroups_made_ = 0;
 };
 

@@ -104,6 +104,7 @@ CollectiveTicket CollectiveLedger::issued(const Call& call) {
   const std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t sequence = ++groups_.at(static_cast<size_t>(call.group)).sequence;
   const uint64_t serial = ++serial_;
+  changes_.fetch_add(1, std::memory_order_relaxed);
   if (ring_.empty()) return {serial};
   CollectiveEntry& e = ring_[(serial - 1) % ring_.size()];
   e.serial = serial;
@@ -128,6 +129,7 @@ CollectiveTicket CollectiveLedger::issued(const Call& call) {
 void CollectiveLedger::ended(CollectiveTicket ticket, bool ok) {
   const double now = seconds_now();
   const std::lock_guard<std::mutex> lock(mutex_);
+  changes_.fetch_add(1, std::memory_order_relaxed);
   const std::optional<size_t> slot = slot_of(ticket.serial);
   if (!slot) return;
   ring_[*slot].state = ok ? CollectiveState::completed : CollectiveState::failed;
@@ -144,12 +146,14 @@ bool CollectiveLedger::entry_of(CollectiveTicket ticket, CollectiveEntry& entry)
 void CollectiveLedger::enter(RunPhase phase, int64_t step) {
   const double now = seconds_now();
   const std::lock_guard<std::mutex> lock(mutex_);
+  changes_.fetch_add(1, std::memory_order_relaxed);
   activity_ = {phase, step, now};
 }
 
 void CollectiveLedger::enter(RunPhase phase) {
   const double now = seconds_now();
   const std::lock_guard<std::mutex> lock(mutex_);
+  changes_.fetch_add(1, std::memory_order_relaxed);
   activity_ = {phase, activity_.step, now};
 }
 
@@ -159,13 +163,22 @@ RankActivity CollectiveLedger::activity() const {
 }
 
 std::vector<CollectiveEntry> CollectiveLedger::entries() const {
+  return newest_entries(ring_.size());
+}
+
+std::vector<CollectiveEntry> CollectiveLedger::newest_entries(size_t count) const {
   const std::lock_guard<std::mutex> lock(mutex_);
-  const uint64_t kept = std::min<uint64_t>(serial_, ring_.size());
+  const uint64_t kept = std::min<uint64_t>({serial_, ring_.size(), count});
   std::vector<CollectiveEntry> out;
   out.reserve(kept);
   for (uint64_t serial = serial_ - kept + 1; serial <= serial_; ++serial)
     out.push_back(ring_[(serial - 1) % ring_.size()]);
   return out;
+}
+
+std::vector<CollectiveLedger::GroupCount> CollectiveLedger::group_counts() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return groups_;
 }
 
 uint64_t CollectiveLedger::collectives() const {

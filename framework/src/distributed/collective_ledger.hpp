@@ -99,17 +99,24 @@ class CollectiveLedger {
   void enter(RunPhase phase);  // at the current step
   RankActivity activity() const;
 
-  std::vector<CollectiveEntry> entries() const;  // oldest first
-  uint64_t collectives() const;                  // all issued, kept or not
-  size_t capacity() const { return ring_.size(); }
-  double seconds_now() const;
-
- private:
-  struct Group {
+  std::vector<CollectiveEntry> entries() const;                     // oldest first
+  std::vector<CollectiveEntry> newest_entries(size_t count) const;  // oldest first
+  uint64_t collectives() const;                                     // all issued, kept or not
+  // Raised by every collective issued or ended and every phase entered: unchanged, the rank
+  // made no progress.
+  uint64_t changes() const { return changes_.load(std::memory_order_relaxed); }
+  // Each group's name, ranks and sequence number of its newest collective.
+  struct GroupCount {
     std::string name;
     std::vector<int> ranks;
     uint64_t sequence = 0;
   };
+  std::vector<GroupCount> group_counts() const;
+  size_t capacity() const { return ring_.size(); }
+  double seconds_now() const;
+
+ private:
+  using Group = GroupCount;
   // Where the ring holds the entry of `serial`, if it still does; under the lock.
   std::optional<size_t> slot_of(uint64_t serial) const;
 
@@ -119,6 +126,7 @@ class CollectiveLedger {
   uint64_t serial_ = 0;  // of the newest entry, from 1
   std::vector<Group> groups_;
   RankActivity activity_;
+  std::atomic<uint64_t> changes_{0};
   std::atomic<bool> failure_planted_{false};
   std::string planted_failure_;
 };

@@ -31,7 +31,8 @@ RankConnection connect_ranks(const ConnectSpec& given) {
   ConnectSpec spec = given;
   if (!spec.ledger) spec.ledger = std::make_shared<CollectiveLedger>(kLedgerEntries);
   auto health =
-      std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank, spec.world_size);
+      std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank, spec.world_size,
+                                   ProgressWatch{spec.ledger, spec.stall_timeout});
   health->mark_joined();
   try {
     auto communicator = spec.backend == "nccl" ? make_nccl_communicator(spec, health)

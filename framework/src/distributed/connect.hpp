@@ -29,6 +29,8 @@ struct ConnectSpec {
   // Where the rank's communicators record their collectives; connect_ranks() makes one of
   // kLedgerEntries when nullptr.
   std::shared_ptr<CollectiveLedger> ledger;
+  // How long the rank may make no progress before it gives up (ProgressWatch); 0: forever.
+  std::chrono::milliseconds stall_timeout{0};
 };
 
 inline constexpr size_t kLedgerEntries = 4096;

@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace runner::distributed {
@@ -63,17 +65,71 @@ std::optional<std::string> reported_peer_failure(c10d::Store& store, int rank) {
   return reported(store, "peer", rank);
 }
 
+std::optional<RankState> published_state(c10d::Store& store, int rank) {
+  const std::optional<std::string> text = reported(store, "state", rank);
+  return text ? decode_rank_state(*text) : std::nullopt;
+}
+
 RankHealth::RankHealth(c10::intrusive_ptr<c10d::Store> store,
-                       c10::intrusive_ptr<c10d::Store> beat_store, int rank, int world_size)
+                       c10::intrusive_ptr<c10d::Store> beat_store, int rank, int world_size,
+                       ProgressWatch watch)
     : store_(std::move(store)),
       beat_store_(std::move(beat_store)),
       rank_(rank),
       world_size_(world_size),
+      watch_(std::move(watch)),
       beater_(kBeat, FirstTick::at_once, [this] { return beat(); }) {}
 
 // A store that went away ends the beats; the diagnosis then finds it gone too.
 bool RankHealth::beat() {
+  if (watch_.ledger) {
+    watch_for_stall();
+    best_effort([&] {
+      beat_store_->set(key("state", rank_), bytes(encode_rank_state(*watch_.ledger, rank_, false)));
+    });
+  }
   return quietly([&] { return beat_store_->add(key("beat", rank_), 1) > 0; }, false);
+}
+
+void RankHealth::publish_state() {
+  if (!watch_.ledger) return;
+  best_effort([&] {
+    store_->set(key("state", rank_), bytes(encode_rank_state(*watch_.ledger, rank_, false)));
+  });
+}
+
+// Waiting in a collective is progress the collective's own timeout watches; before the first
+// step (loading, connecting) and after the last, the rank is not watched.
+void RankHealth::watch_for_stall() {
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t changes = watch_.ledger->changes();
+  if (changes != changes_seen_ || watch_.stall_timeout.count() == 0) {
+    changes_seen_ = changes;
+    changed_at_ = now;
+    return;
+  }
+  if (now - changed_at_ < watch_.stall_timeout) return;
+  const RankActivity activity = watch_.ledger->activity();
+  const auto newest = watch_.ledger->newest_entries(1);
+  const bool waiting = !newest.empty() && newest.back().state == CollectiveState::issued;
+  if (activity.step < 1 || activity.phase == RunPhase::finishing || waiting) return;
+  give_up(activity, std::chrono::duration_cast<std::chrono::seconds>(now - changed_at_));
+}
+
+// The main thread is stuck where no signal reaches it: the process ends from here, its state
+// and failure in the store for the launcher's report.
+void RankHealth::give_up(const RankActivity& activity, std::chrono::seconds stalled) {
+  const std::string message =
+      fmt::format("made no progress for {} s in {} of step {} (train.stall_timeout_s = {})",
+                  stalled.count(), phase_name(activity.phase), activity.step,
+                  std::chrono::duration_cast<std::chrono::seconds>(watch_.stall_timeout).count());
+  best_effort([&] {
+    beat_store_->set(key("state", rank_), bytes(encode_rank_state(*watch_.ledger, rank_, true)));
+    beat_store_->set(key("failed", rank_), bytes(message));
+  });
+  fmt::print(stderr, "rank {}: error: {}\n", rank_, message);
+  std::fflush(stderr);
+  std::_Exit(5);
 }
 
 void RankHealth::mark_joined() { store_->set(key("joined", rank_), bytes("1")); }

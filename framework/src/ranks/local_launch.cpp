@@ -17,6 +17,7 @@
 
 #include "common/one_line.hpp"
 #include "distributed/connect.hpp"
+#include "distributed/hang_report.hpp"
 #include "distributed/rank_health.hpp"
 #include "interrupt/interrupt.hpp"
 #include "measure/system.hpp"
@@ -43,9 +44,43 @@ struct Failure {
   std::string message;
   int exit_code = static_cast<int>(ErrorClass::runtime);
   std::string hint;
+  int rank = -1;                    // the rank at fault, when one is
+  std::string fate;                 // how its process ended, when that was the fault
+  bool own_error = false;           // it raised an error of its own, which says more than a report
+  std::vector<std::string> report;  // where each rank was (the hang report), a line each
   // A rank died, stopped or failed at run time: another start may get through. A configuration,
   // plugin or data error, or an interrupt, would end the same way again.
   bool restartable() const { return exit_code == static_cast<int>(ErrorClass::runtime); }
+};
+
+// The ranks' states as they were when the run failed: all of them as the first rank fails, then
+// again each rank that fails within a moment of it (it published where it failed). A rank that
+// went on later (a stall that the launcher's signal ended) is not read again: what it did after
+// the failure is not the fault.
+class FailureStates {
+ public:
+  FailureStates(c10d::Store& store, int world_size) : store_(store), states_(world_size) {}
+
+  void rank_ended(const RankExit& exit) {
+    if (exit.succeeded()) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!first_failure_) {
+      first_failure_ = now;
+      for (size_t r = 0; r < states_.size(); ++r)
+        states_[r] = distributed::published_state(store_, static_cast<int>(r));
+    } else if (now - *first_failure_ < kMoment && exit.rank < static_cast<int>(states_.size())) {
+      states_[static_cast<size_t>(exit.rank)] = distributed::published_state(store_, exit.rank);
+    }
+  }
+  const std::optional<distributed::RankState>& state(int rank) const {
+    return states_.at(static_cast<size_t>(rank));
+  }
+
+ private:
+  static constexpr std::chrono::seconds kMoment{2};
+  c10d::Store& store_;
+  std::vector<std::optional<distributed::RankState>> states_;
+  std::optional<std::chrono::steady_clock::time_point> first_failure_;
 };
 
 // MASTER_PORT when the user set it, else 0: a free port.
@@ -84,13 +119,24 @@ LaunchSpec spec_of(const LaunchContext& c, const RankSetup& setup, size_t index,
 // launcher kills it, but the stop came first.
 std::optional<Failure> stopped_rank(const LaunchResult& result, std::chrono::milliseconds timeout) {
   for (const auto& exit : result.exits)
-    if (exit.stopped_by != 0)
-      return Failure{
+    if (exit.stopped_by != 0) {
+      Failure f{
           fmt::format("rank {} stopped answering (stopped by signal {}{}): timeout "
                       "after {} s",
                       exit.rank, exit.stopped_by, exit.stopped_by == SIGSTOP ? ", SIGSTOP" : "",
                       timeout.count() / 1000)};
+      f.rank = exit.rank;
+      f.fate = fmt::format("was stopped by signal {}{}", exit.stopped_by,
+                           exit.stopped_by == SIGSTOP ? " (SIGSTOP)" : "");
+      return f;
+    }
   return std::nullopt;
+}
+
+// After the first failure the launcher ends the ranks left with SIGTERM, then SIGKILL: such an
+// end is not a fault of their own.
+bool ended_by_the_launcher(const RankExit& exit) {
+  return exit.signal == SIGTERM || exit.signal == SIGKILL || exit.exit_code == 128 + SIGTERM;
 }
 
 // The rank at fault: the first to fail that did not fail because of another rank. Its own
@@ -103,16 +149,37 @@ Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
     if (exit.succeeded()) continue;
     if (!first_failed) first_failed = &exit;
     if (distributed::reported_peer_failure(run_store, exit.rank)) continue;
+    if (&exit != first_failed && ended_by_the_launcher(exit)) continue;
     const auto own = distributed::reported_failure(run_store, exit.rank);
     const std::string why = own ? "failed: " + *own : describe_exit(exit);
     const bool known_class = exit.exit_code >= 2 && exit.exit_code <= 5;
-    return {fmt::format("rank {} {}", exit.rank, why),
-            known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime),
-            own ? distributed::reported_hint(run_store, exit.rank).value_or("") : ""};
+    Failure f{fmt::format("rank {} {}", exit.rank, why),
+              known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime),
+              own ? distributed::reported_hint(run_store, exit.rank).value_or("") : ""};
+    f.rank = exit.rank;
+    f.fate = own ? "" : describe_exit(exit);
+    f.own_error = own.has_value();
+    return f;
   }
   const auto peer = distributed::reported_peer_failure(run_store, first_failed->rank);
   return {fmt::format("rank {} {}", first_failed->rank,
                       peer ? "failed: " + *peer : describe_exit(*first_failed))};
+}
+
+// Where each rank was, from the states they published. Its first line says more than a
+// failure a signal, a stop, a stall or a timeout caused; an error a rank raised itself is kept.
+void add_hang_report(Failure& f, const FailureStates& states, int world_size) {
+  std::vector<distributed::RankSeen> ranks;
+  bool culprit_stalled = false;
+  for (int r = 0; r < world_size; ++r) {
+    distributed::RankSeen seen{r, r == f.rank ? f.fate : "", states.state(r)};
+    if (r == f.rank && seen.state && seen.state->stalled) culprit_stalled = true;
+    ranks.push_back(std::move(seen));
+  }
+  const distributed::HangReport report = distributed::hang_report(ranks);
+  if (!report.first_line.empty() && (!f.own_error || culprit_stalled))
+    f.message = report.first_line;
+  f.report = report.detail;
 }
 
 record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfig& run,
@@ -122,7 +189,17 @@ record::RunOutcome record_failure(const LaunchContext& c, const config::RunConfi
       ->set_status(results::Status::failed, f.message);
   record::end_tensorboard_run(c.recording.experiment, run, group, results::Status::failed);
   record::print_error(c.recording.errors, "", f.message, f.hint);
+  for (const std::string& line : f.report) c.recording.errors << "  " << line << '\n';
   return {record::RunOutcome::Kind::failed, f.exit_code, group};
+}
+
+// The report in the run's group, and on the console under the failure's first line.
+void record_hang_report(const LaunchContext& c, const std::string& group, const Failure& f,
+                        const Attempt& attempt) {
+  results::HangReportRecord record{attempt.number, f.message, f.report};
+  results::ResultsFile::open(c.recording.results_path)
+      ->resume_run(group)
+      ->record_hang_report(record);
 }
 
 // Serves the run's store, starts its ranks and waits for them: nullopt when every rank
@@ -133,13 +210,19 @@ std::optional<Failure> run_attempt(const LaunchContext& c, const RankSetup& setu
   auto store = distributed::serve_store({kLoopback, requested_port()}, setup.timeout, port, true);
   c.recording.console.line(fmt::format("  {} ranks on this machine, {} over {}:{}",
                                        setup.world_size, setup.backend, kLoopback, port));
-  const LaunchResult result = launch_ranks(spec_of(c, setup, index, group, port, attempt),
-                                           [] { return interrupt_signal() != 0; });
+  const auto run_store = distributed::run_scope(store, "run");
+  FailureStates states(*run_store, setup.world_size);
+  const LaunchResult result = launch_ranks(
+      spec_of(c, setup, index, group, port, attempt), [] { return interrupt_signal() != 0; },
+      [&](const RankExit& exit) { states.rank_ended(exit); });
   if (result.succeeded()) return std::nullopt;
   if (interrupt_signal())
     return Failure{"interrupted by signal " + std::to_string(interrupt_signal()),
                    128 + interrupt_signal()};
-  return failure_of(result, *distributed::run_scope(store, "run"), setup.timeout);
+  Failure failure = failure_of(result, *run_store, setup.timeout);
+  if (failure.restartable()) add_hang_report(failure, states, setup.world_size);
+  if (!failure.report.empty()) record_hang_report(c, group, failure, attempt);
+  return failure;
 }
 
 // When the newest complete checkpoint's manifest was committed; the epoch without one.
@@ -174,6 +257,7 @@ Attempt restart_after(const LaunchContext& c, const config::RunConfig& run,
   writer->resume_from(point.checkpoint, static_cast<size_t>(point.epochs),
                       static_cast<size_t>(point.steps));
   c.recording.console.line("  " + failure.message);
+  for (const std::string& line : failure.report) c.recording.console.line("    " + line);
   c.recording.console.line(fmt::format(
       "  restart {} of {} from {}; {:.1f} s of training lost", restart.attempt,
       run.train.max_restarts,

@@ -127,7 +127,8 @@ bool LaunchResult::succeeded() const {
   return true;
 }
 
-LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& interrupted) {
+LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& interrupted,
+                          const RankEndWatch& on_rank_end) {
   check_spec(spec);
   std::map<std::string, std::string> environment = launcher_environment();
   RankProcesses ranks;
@@ -140,6 +141,7 @@ LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& i
   while (!ranks.empty()) {
     for (const RankExit& exit : ranks.reap_ended()) {
       result.exits.push_back(exit);
+      if (on_rank_end) on_rank_end(exit);
       if (!exit.succeeded()) shutdown.begin();
     }
     if (!interrupt_forwarded && interrupted && interrupted()) {

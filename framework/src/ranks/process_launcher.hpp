@@ -32,6 +32,9 @@ struct LaunchSpec {
                // to stop on their own before SIGTERM, then SIGKILL 5 s later
 };
 
+// Called as each rank's end is seen (the launcher's thread, between two polls).
+using RankEndWatch = std::function<void(const RankExit& exit)>;
+
 struct LaunchResult {
   std::vector<RankExit> exits;  // in the order the ranks ended (rank order within one 20 ms poll)
   bool succeeded() const;       // every rank exited 0
@@ -45,6 +48,7 @@ struct LaunchResult {
 // calling thread (PR_SET_PDEATHSIG), which this call blocks until they end.
 // Throws RunError when argv[0] is not executable or a fork fails; the ranks started are then
 // killed and reaped first. No error path leaves a zombie or an orphan of ours.
-LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& interrupted);
+LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& interrupted,
+                          const RankEndWatch& on_rank_end = nullptr);
 
 }  // namespace runner::ranks

@@ -117,6 +117,14 @@ struct RestartRecord {
   std::string failed_at;     // ISO 8601, UTC
 };
 
+// Where the ranks of a failed attempt were (a hang report): the line that names the fault, then a
+// line per rank.
+struct HangReportRecord {
+  int64_t attempt = 0;  // 0: the first start of the ranks
+  std::string first_line;
+  std::vector<std::string> ranks;
+};
+
 // Writes one run. Every call leaves the file flushed and readable.
 class RunWriter {
  public:
@@ -135,6 +143,8 @@ class RunWriter {
   }
   // A restart after a failure, kept beside the earlier ones.
   virtual void record_restart(const RestartRecord& restart) { (void)restart; }
+  // The hang report of a failed attempt.
+  virtual void record_hang_report(const HangReportRecord& report) { (void)report; }
 };
 
 // Opens (creating it and its folder when missing) the results file for appending runs.
@@ -162,7 +172,8 @@ struct RunRecord {
   std::optional<Summary> summary;
   std::string checkpoints;   // the folder of its checkpoints; empty when it saves none
   std::string resumed_from;  // the checkpoint it last resumed from; empty when it never did
-  std::vector<RestartRecord> restarts;  // after failures, in order
+  std::vector<RestartRecord> restarts;         // after failures, in order
+  std::vector<HangReportRecord> hang_reports;  // of its failed attempts, in order
   // What of this run could not be read, and why; empty when intact. Only a writer killed in
   // the middle of a write (not between two calls) can leave a run damaged.
   std::string damage;

@@ -1,6 +1,8 @@
 // Writing a new run group and its status, and reading a run back part by part, noting damage.
 #include "results/run_group.hpp"
 
+#include <algorithm>
+
 #include "results/attributes.hpp"
 #include "results/datasets.hpp"
 #include "results/groups.hpp"
@@ -74,6 +76,35 @@ std::vector<RestartRecord> read_restarts(hid_t run_group) {
   return restarts;
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::vector<HangReportRecord> read_hang_reports(hid_t run_group) {
+  std::vector<HangReportRecord> reports;
+  if (!has_member(run_group, schema::kHangReports)) return reports;
+  Handle group = open_group(run_group, schema::kHangReports);
+  for (const std::string& name : member_names(group.get())) {
+    Handle one = open_group(group.get(), name);
+    HangReportRecord r;
+    r.attempt = read_int_attribute(one.get(), schema::kAttempt);
+    r.first_line = read_string_attribute(one.get(), schema::kFirstLine);
+    r.ranks = lines_of(read_string_attribute(one.get(), schema::kRankLines));
+    reports.push_back(std::move(r));
+  }
+  std::sort(reports.begin(), reports.end(),
+            [](const auto& a, const auto& b) { return a.attempt < b.attempt; });
+  return reports;
+}
+
 template <typename Record>
 std::vector<Record> read_series_group(hid_t run_group, const char* name,
                                       const RecordLayout<Record>& layout) {
@@ -127,6 +158,18 @@ void write_restart(hid_t run_group, const RestartRecord& restart) {
   write_string_attribute(one.get(), schema::kFailedAt, restart.failed_at);
 }
 
+void write_hang_report(hid_t run_group, const HangReportRecord& report) {
+  Handle group = has_member(run_group, schema::kHangReports)
+                     ? open_group(run_group, schema::kHangReports)
+                     : create_group(run_group, schema::kHangReports);
+  Handle one = create_group(group.get(), std::to_string(report.attempt));
+  write_int_attribute(one.get(), schema::kAttempt, report.attempt);
+  write_string_attribute(one.get(), schema::kFirstLine, report.first_line);
+  std::string lines;
+  for (const std::string& line : report.ranks) lines += (lines.empty() ? "" : "\n") + line;
+  write_string_attribute(one.get(), schema::kRankLines, lines);
+}
+
 bool is_run_group(hid_t group) { return has_attribute(group, schema::kRunId); }
 
 RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
@@ -138,6 +181,7 @@ RunRecord read_run_group(hid_t run_group, const std::string& group_name) {
   read_part(run, [&] { run.steps = read_series_group(run_group, schema::kSteps, step_layout()); });
   read_part(run, [&] { run.summary = read_summary_group(run_group); });
   read_part(run, [&] { run.restarts = read_restarts(run_group); });
+  read_part(run, [&] { run.hang_reports = read_hang_reports(run_group); });
   return run;
 }
 

@@ -18,6 +18,7 @@ void write_run_status(hid_t run_group, Status status, const std::string& error,
 
 // A restart, in the run's group of restarts (made with the first).
 void write_restart(hid_t run_group, const RestartRecord& restart);
+void write_hang_report(hid_t run_group, const HangReportRecord& report);
 
 // A group at the root is a run when it has a run_id attribute; users may add others.
 bool is_run_group(hid_t group);

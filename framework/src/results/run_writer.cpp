@@ -111,4 +111,8 @@ void Hdf5RunWriter::record_restart(const RestartRecord& restart) {
   write_and_flush(kBytesForAttributes, [&](hid_t run) { write_restart(run, restart); });
 }
 
+void Hdf5RunWriter::record_hang_report(const HangReportRecord& report) {
+  write_and_flush(kBytesForAttributes, [&](hid_t run) { write_hang_report(run, report); });
+}
+
 }  // namespace runner::results::detail

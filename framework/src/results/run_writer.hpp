@@ -26,6 +26,7 @@ class Hdf5RunWriter final : public RunWriter {
   void record_checkpoints(const std::string& folder) override;
   void resume_from(const std::string& checkpoint, size_t epochs, size_t steps) override;
   void record_restart(const RestartRecord& restart) override;
+  void record_hang_report(const HangReportRecord& report) override;
 
  private:
   // Runs `write` on the run group then flushes, naming the file in any DataError. After one

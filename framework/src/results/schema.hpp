@@ -37,6 +37,12 @@ inline constexpr const char* kRestartCause = "cause";
 inline constexpr const char* kResumedStep = "resumed_step";
 inline constexpr const char* kTimeLost = "time_lost_s";
 inline constexpr const char* kFailedAt = "failed_at";
+// A group of the hang reports of the run's failed attempts, one group each named by the
+// attempt's number ("0": the first start): attempt, first_line, ranks (a line per rank); absent
+// when no attempt failed with one.
+inline constexpr const char* kHangReports = "hang_reports";
+inline constexpr const char* kFirstLine = "first_line";
+inline constexpr const char* kRankLines = "ranks";
 
 // Summary datasets.
 inline constexpr const char* kTask = "task";

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "config/experiment.hpp"
@@ -53,12 +54,26 @@ void check_fault_attempt(const config::RunConfig& run, const ranks::RankSetup& s
                     "raise train.max_restarts (--max-restarts) or lower fault.attempt");
 }
 
+// A rank waiting in a collective is left to the collective's timeout; a stall timeout below it
+// would give up on ranks that only wait for a slower one.
+void check_stall_timeout(const config::RunConfig& run, const ranks::RankSetup& setup) {
+  const int64_t stall = run.train.stall_timeout_s;
+  const auto collective_s = std::chrono::duration_cast<std::chrono::seconds>(setup.timeout).count();
+  if (stall == 0 || !setup.distributed || stall >= collective_s) return;
+  throw ConfigError(
+      fmt::format("train.stall_timeout_s = {}: below the collective timeout "
+                  "(strategy.timeout_s = {})",
+                  stall, collective_s),
+      fmt::format("raise it to {} or more, or set it to 0 to turn it off", collective_s));
+}
+
 }  // namespace
 
 void check_run(const config::RunConfig& run, const ranks::RankSetup& setup,
                const std::optional<plan::RunEstimate>& estimate) {
   check_local_world(setup);
   check_fault_attempt(run, setup);
+  check_stall_timeout(run, setup);
   train::check_batch_divides(run, setup.world_size);
   // Micro-batches split a data-parallel replica's share: a pipeline's stages, or a tensor
   // group's ranks, share one.

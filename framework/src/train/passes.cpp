@@ -139,9 +139,9 @@ PassMetrics test_epoch(Session& s, int64_t epoch, double& data_wait_s) {
   if (s.loop.max_eval_steps > 0 && static_cast<int64_t>(batches.size()) > s.loop.max_eval_steps)
     batches.resize(static_cast<size_t>(s.loop.max_eval_steps));
   BatchLoader loader = loader_of(s, Split::test, batches, epoch);
-  enter(s, distributed::RunPhase::evaluation);
   while (!loader.done()) {
     stop_if_interrupted();
+    enter(s, distributed::RunPhase::evaluation);  // each batch: progress a stall watch sees
     const auto start = Clock::now();
     Batch b = loader.next();
     data_wait_s += seconds_since(start);

@@ -67,6 +67,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
                                                               "deterministic",
                                                               "collective_ledger",
                                                               "max_restarts",
+                                                              "stall_timeout_s",
                                                               "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",

@@ -122,7 +122,9 @@ std::string with_recovery(std::string text) {
               "[fault]\nattempt = 0\nfactor = 2.0\nkind = \"none\"\nrank = 0\nseconds = 30.0\n"
               "step = 1\n\n");
   const std::string before_restarts = "max_steps_per_epoch = 0\n";
-  return text.insert(text.find(before_restarts), "max_restarts = 0\n");
+  text.insert(text.find(before_restarts), "max_restarts = 0\n");
+  const std::string before_stall = "test_batch_size = ";
+  return text.insert(text.find(before_stall), "stall_timeout_s = 1800\n");
 }
 
 // [experiment] tensorboard, where the run logs its events, is in the text, not in the id.

@@ -57,11 +57,37 @@ TEST(LedgerCollectives, EveryMemberRecordsTheSameCollectivesInOrder) {
       seen[0],
       ElementsAre("broadcast #1 of world 6 completed", "all_reduce #2 of world 6 completed",
                   "all_reduce #3 of world 2 completed", "all_gather #4 of world 12 completed",
-                  "reduce_scatter #5 of world 6 completed", "send #6 of world 2 completed",
-                  "barrier #7 of world 0 completed"));
-  EXPECT_EQ(seen[1][5], "receive #6 of world 2 completed");
+                  "reduce_scatter #5 of world 6 completed", "send #1 of world 0->1 2 completed",
+                  "barrier #6 of world 0 completed"));
+  EXPECT_EQ(seen[1][5], "receive #1 of world 0->1 2 completed");
   seen[1][5] = seen[0][5];
   EXPECT_EQ(seen[0], seen[1]);
+}
+
+// A pipeline's stages send and receive what others never see: each direction between two ranks
+// is numbered alike on both of its ends, and leaves the group's collectives in step.
+TEST(LedgerCollectives, MessagesAreNumberedPerDirectionAlikeOnBothEnds) {
+  std::mutex mutex;
+  std::vector<std::vector<std::string>> seen(3);
+  on_ranks(3, [&](int rank, RankConnection& c) {
+    auto t = torch::ones({2});
+    if (rank == 0) c.communicator->send(t, 2), c.communicator->send(t, 2);
+    if (rank == 2) c.communicator->receive(t, 0), c.communicator->receive(t, 0);
+    if (rank == 2) c.communicator->send(t, 0);
+    if (rank == 0) c.communicator->receive(t, 2);
+    c.communicator->barrier();
+    const std::lock_guard<std::mutex> lock(mutex);
+    seen[static_cast<size_t>(rank)] = summary_of(*c.ledger);
+  });
+  EXPECT_THAT(
+      seen[0],
+      ElementsAre("send #1 of world 0->2 2 completed", "send #2 of world 0->2 2 completed",
+                  "receive #1 of world 2->0 2 completed", "barrier #1 of world 0 completed"));
+  EXPECT_THAT(
+      seen[2],
+      ElementsAre("receive #1 of world 0->2 2 completed", "receive #2 of world 0->2 2 completed",
+                  "send #1 of world 2->0 2 completed", "barrier #1 of world 0 completed"));
+  EXPECT_THAT(seen[1], ElementsAre("barrier #1 of world 0 completed"));
 }
 
 TEST(LedgerCollectives, SubgroupsAreNamedAlikeOnTheirMembersWithTheirRunRanks) {

@@ -302,6 +302,27 @@ TEST(ResultsFile, EachRestartIsKeptInOrderBesideTheRun) {
   }
 }
 
+TEST(ResultsFile, EachHangReportIsKeptByItsAttempt) {
+  ScratchFolder dir;
+  const std::string path = dir.file("r.h5");
+  auto run = ResultsFile::open(path)->begin_run(sample_header("r1"));
+  EXPECT_TRUE(read_runs(path).at(0).hang_reports.empty());
+  const HangReportRecord second{1,
+                                "rank 1 has been in data loading of step 5 for 61 s",
+                                {"rank 0: in backward of step 5", "rank 1: in data loading"}};
+  const HangReportRecord first{0, "rank 1 was killed by signal 9 (SIGKILL)", {"rank 0: a"}};
+  run->record_hang_report(second);
+  run->record_hang_report(first);
+  const auto reports = read_runs(path).at(0).hang_reports;
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& [read, written] :
+       {std::pair{reports[0], first}, std::pair{reports[1], second}}) {
+    EXPECT_EQ(read.attempt, written.attempt);
+    EXPECT_EQ(read.first_line, written.first_line);
+    EXPECT_EQ(read.ranks, written.ranks);
+  }
+}
+
 TEST(ResultsStatus, NamesRoundTripAndUnknownNamesAreDataErrors) {
   for (Status status : {Status::running, Status::completed, Status::failed, Status::skipped})
     EXPECT_EQ(status_from_name(status_name(status)), status);
