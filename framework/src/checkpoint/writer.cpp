@@ -84,8 +84,12 @@ void ShardWriter::write(const std::vector<StatePiece>& copies, Manifest manifest
   const FileDigest digest =
       write_safetensors((folder / shard_file(rank_)).string(), named(copies, metadata), metadata);
   write_text(folder / digest_file(rank_), fmt::format("{} {}\n", digest.bytes, digest.crc32));
-  if (rank_ != 0) return;
+  if (rank_ != 0) {
+    if (before_commit_) before_commit_(manifest.progress.global_step);
+    return;
+  }
   manifest.shards = wait_for_shards(folder.string());
+  if (before_commit_) before_commit_(manifest.progress.global_step);
   write_text(folder / kManifestFile, manifest_text(manifest));
   std::error_code ignored;
   for (int r = 0; r < world_size_; ++r) fs::remove(folder / digest_file(r), ignored);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,11 @@ class ShardWriter {
   void save(const std::vector<StatePiece>& pieces, Manifest manifest);
   // Waits for the last save; rethrows its error (DataError naming the file).
   void finish();
+  // Called (on the writing thread) with a save's global step once this rank's shard is on
+  // disk (rank 0: every rank's), before the manifest commits the checkpoint.
+  void before_commit(std::function<void(int64_t global_step)> hook) {
+    before_commit_ = std::move(hook);
+  }
 
  private:
   void write(const std::vector<StatePiece>& copies, Manifest manifest);
@@ -38,6 +44,7 @@ class ShardWriter {
   std::thread thread_;
   std::exception_ptr error_;
   std::atomic<bool> stopping_{false};
+  std::function<void(int64_t)> before_commit_;
 };
 
 }  // namespace runner::checkpoint

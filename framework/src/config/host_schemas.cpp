@@ -165,6 +165,11 @@ const Schema& fault_schema() {
     s.integer("step", 1, "The training step it strikes at, from 1, counted over the epochs", 1);
     s.number("seconds", 30.0, "stop: how long the rank makes no progress", 0, 86400);
     s.number("factor", 2.0, "slow: how many times as long each of the rank's steps takes", 1, 1000);
+    s.text("in", "step",
+           "kill: where the rank dies: step (as the step starts) or checkpoint (while the "
+           "checkpoint saved after `step` is written: its shard on disk, on rank 0 every "
+           "shard, its manifest not yet committed)",
+           {"step", "checkpoint"});
     s.integer("attempt", 0,
               "The attempt it strikes: 0 the first, 1 the first restart (train.max_restarts), "
               "...; the others run without it",

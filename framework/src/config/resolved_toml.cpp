@@ -63,6 +63,13 @@ bool injects_a_fault(const RunConfig& run) {
   return run.fault.has("kind") && run.fault.get_string("kind") != "none";
 }
 
+// [fault] keys added after faults were part of ids, at the value every fault had before them:
+// they leave the id of a run with a fault as it was.
+std::set<std::string> fault_keys_left_out_of_id(const Options& fault) {
+  if (fault.has("in") && fault.get_string("in") == "step") return {"in"};
+  return {};
+}
+
 // `experiment_left_out`: [experiment] keys not written; `whole`: every key and [checkpoint]
 // written (else what the run's id hashes).
 std::string toml_of(const RunConfig& run, const std::set<std::string>& experiment_left_out,
@@ -79,7 +86,9 @@ std::string toml_of(const RunConfig& run, const std::set<std::string>& experimen
       {"strategy", {&run.strategy.name, &run.strategy.options}},
   };
   if (whole) tables["checkpoint"] = {nullptr, &run.checkpoint};
-  if (whole || injects_a_fault(run)) tables["fault"] = {nullptr, &run.fault};
+  if (whole || injects_a_fault(run))
+    tables["fault"] = {nullptr, &run.fault,
+                       whole ? std::set<std::string>{} : fault_keys_left_out_of_id(run.fault)};
   for (const auto& [op, options] : run.ops) tables["ops." + toml_key(op)] = {nullptr, &options};
   std::string out;
   for (const auto& [header, table] : tables) {

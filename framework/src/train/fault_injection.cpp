@@ -39,11 +39,22 @@ FaultSettings fault_settings_of(const Options& keys) {
   f.seconds = keys.get_double("seconds");
   f.factor = keys.get_double("factor");
   f.attempt = keys.get_int("attempt");
+  f.in_checkpoint = keys.get_string("in") == "checkpoint";
   return f;
 }
 
-void check_fault(const FaultSettings& fault, int world_size, int64_t steps) {
+void check_fault(const FaultSettings& fault, int world_size, int64_t steps,
+                 int64_t checkpoint_every_steps) {
   if (fault.kind == FaultSettings::Kind::none) return;
+  if (fault.in_checkpoint && fault.kind != FaultSettings::Kind::kill)
+    throw ConfigError("fault.in = \"checkpoint\": only fault.kind = \"kill\" strikes there",
+                      "set fault.kind = \"kill\", or fault.in = \"step\"");
+  if (fault.in_checkpoint &&
+      (checkpoint_every_steps <= 0 || fault.step % checkpoint_every_steps != 0))
+    throw ConfigError(fmt::format("fault.in = \"checkpoint\": the run saves no checkpoint after "
+                                  "step {} (checkpoint.every_steps = {})",
+                                  fault.step, checkpoint_every_steps),
+                      "name a step checkpoint.every_steps divides");
   if (fault.rank >= world_size)
     throw ConfigError(fmt::format("fault.rank = {}: the run has {} rank{} (0 to {})", fault.rank,
                                   world_size, world_size == 1 ? "" : "s", world_size - 1),
@@ -67,7 +78,9 @@ FaultInjector::FaultInjector(const FaultSettings& fault, int rank, int attempt,
 void FaultInjector::step_starts(int64_t step) const {
   if (!strikes_here_ || step != fault_.step) return;
   switch (fault_.kind) {
-    case FaultSettings::Kind::kill: std::raise(SIGKILL); break;
+    case FaultSettings::Kind::kill:
+      if (!fault_.in_checkpoint) std::raise(SIGKILL);
+      break;
     case FaultSettings::Kind::stop: stall_for(fault_.seconds); break;
     case FaultSettings::Kind::fail_collective:
       ledger_->fail_next(
@@ -76,6 +89,10 @@ void FaultInjector::step_starts(int64_t step) const {
     case FaultSettings::Kind::slow:
     case FaultSettings::Kind::none: break;
   }
+}
+
+void FaultInjector::checkpoint_written(int64_t step) const {
+  if (strikes_here_ && fault_.in_checkpoint && step == fault_.step) std::raise(SIGKILL);
 }
 
 void FaultInjector::step_computed(int64_t step, double seconds) const {

@@ -120,6 +120,9 @@ RunCheckpoints::RunCheckpoints(Session& s, checkpoint::CheckpointSettings settin
   if (settings_.saves() || settings_.saves_final_weights())
     writer_ = std::make_unique<checkpoint::ShardWriter>(settings_.run_folder, settings_.keep,
                                                         s_.ranks.rank(), s_.ranks.world_size());
+  if (writer_)
+    writer_->before_commit(
+        [&faults = s_.faults](int64_t step) { faults.checkpoint_written(step); });
 }
 
 bool RunCheckpoints::due_after_step() const {

@@ -221,7 +221,8 @@ void set_up_loop(Session& s) {
 
 void set_up_fault(Session& s) {
   const FaultSettings fault = fault_settings_of(s.run.fault);
-  check_fault(fault, s.ranks.world_size(), s.loop.epochs * s.loop.steps_per_epoch);
+  check_fault(fault, s.ranks.world_size(), s.loop.epochs * s.loop.steps_per_epoch,
+              s.run.checkpoint.get_int("every_steps"));
   s.faults = FaultInjector(fault, s.ranks.rank(), s.ranks.attempt, s.ranks.ledger);
 }
 

@@ -93,6 +93,26 @@ TEST(Restarts, AKilledRankGoesOnFromTheNewestCheckpointToTheLossesOfARunThatNeve
   expect_same_losses(run, only_run(dir + "/plain.h5"));
 }
 
+// Rank 0 dies while the checkpoint of step 8 is written: every shard on disk, the manifest not
+// yet committed. That checkpoint is never taken: the restart goes on from step 4's.
+TEST(Restarts, ACheckpointTheKillCutShortIsNeverTaken) {
+  const std::string dir = scratch_dir("restart_mid_checkpoint");
+  Output plain = run_runner(blobs_run(dir, "plain", kEveryFourSteps));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  Output out = run_runner(
+      blobs_run(dir, "killed",
+                std::string(kEveryFourSteps) +
+                    "[fault]\nkind = \"kill\"\nrank = 0\nstep = 8\nin = \"checkpoint\"\n") +
+      " --max-restarts 1");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_THAT(out.out, HasSubstr("rank 0 was killed by signal 9 (SIGKILL)")) << out.out;
+  const auto run = only_run(dir + "/killed.h5");
+  ASSERT_EQ(run.restarts.size(), 1u);
+  EXPECT_EQ(run.restarts[0].resumed_step, 4);
+  EXPECT_THAT(run.restarts[0].resumed_from, ::testing::EndsWith("step-000000004"));
+  expect_same_losses(run, only_run(dir + "/plain.h5"));
+}
+
 class RestartedLayout : public ::testing::TestWithParam<Layout> {};
 
 // Rank 1 killed under each sharded or split layout: the restart loads every rank's shard and

@@ -75,8 +75,8 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(schedule_schema().names(),
             (std::vector<std::string>{"name", "step_size", "gamma", "min_lr", "max_lr", "pct_start",
                                       "warmup_steps"}));
-  EXPECT_EQ(fault_schema().names(),
-            (std::vector<std::string>{"kind", "rank", "step", "seconds", "factor", "attempt"}));
+  EXPECT_EQ(fault_schema().names(), (std::vector<std::string>{"kind", "rank", "step", "seconds",
+                                                              "factor", "in", "attempt"}));
 }
 
 TEST(HostSchemas, DefaultsAndChoicesAreTheDocumentedOnes) {

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "config/resolved_toml.hpp"
 #include "test_support.hpp"
 
 namespace runner::config {
@@ -119,8 +120,8 @@ const std::string kCheckpointResolved =
 std::string with_recovery(std::string text) {
   const std::string before_fault = "[model]\n";
   text.insert(text.find(before_fault),
-              "[fault]\nattempt = 0\nfactor = 2.0\nkind = \"none\"\nrank = 0\nseconds = 30.0\n"
-              "step = 1\n\n");
+              "[fault]\nattempt = 0\nfactor = 2.0\nin = \"step\"\nkind = \"none\"\nrank = 0\n"
+              "seconds = 30.0\nstep = 1\n\n");
   const std::string before_restarts = "max_steps_per_epoch = 0\n";
   text.insert(text.find(before_restarts), "max_restarts = 0\n");
   const std::string before_stall = "test_batch_size = ";
@@ -190,6 +191,10 @@ TEST(RunId, AnInjectedFaultIsPartOfIt) {
   EXPECT_NE(killed.id, id);
   EXPECT_NE(parse(kMinimal, {"fault.kind=kill", "fault.step=8"}).runs[0].id, killed.id);
   EXPECT_EQ(parse(kMinimal, {"fault.kind=kill", "fault.step=7", "train.max_restarts=1"}).runs[0].id,
+            killed.id);
+  // fault.in came later: at "step" the ids of faults stay as they were before it.
+  EXPECT_EQ(id_text(killed).find("\nin = "), std::string::npos) << id_text(killed);
+  EXPECT_NE(parse(kMinimal, {"fault.kind=kill", "fault.step=7", "fault.in=checkpoint"}).runs[0].id,
             killed.id);
   const Experiment sweep = parse(kMinimal + "[sweep]\n\"fault.kind\" = [\"none\", \"slow\"]\n");
   ASSERT_EQ(sweep.runs.size(), 2u);

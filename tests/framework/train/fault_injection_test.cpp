@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <chrono>
 
 #include "config/host_schemas.hpp"
@@ -30,7 +32,7 @@ Options fault_keys(const std::string& kind) {
 
 std::string error_of(const FaultSettings& fault, int world_size, int64_t steps) {
   try {
-    check_fault(fault, world_size, steps);
+    check_fault(fault, world_size, steps, 4);
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -67,6 +69,35 @@ TEST(FaultInjection, ARankOrStepTheRunDoesNotHaveIsAConfigErrorNamingTheKey) {
   FaultSettings none = fault_settings_of(default_fault_keys());
   none.rank = 9;
   EXPECT_EQ(error_of(none, 1, 10), "no error") << "no fault, nothing to check";
+}
+
+TEST(FaultInjection, AKillInACheckpointNeedsACheckpointAfterItsStep) {
+  Options keys = fault_keys("kill");
+  keys.set("in", Value(std::string("checkpoint")));
+  FaultSettings fault = fault_settings_of(keys);
+  EXPECT_TRUE(fault.in_checkpoint);
+  fault.step = 8;
+  EXPECT_EQ(error_of(fault, 2, 100), "no error") << "every 4 steps: one after step 8";
+  fault.step = 9;
+  EXPECT_EQ(error_of(fault, 2, 100),
+            "fault.in = \"checkpoint\": the run saves no checkpoint after step 9 "
+            "(checkpoint.every_steps = 4)");
+  FaultSettings stop = fault_settings_of(fault_keys("stop"));
+  stop.in_checkpoint = true;
+  stop.step = 8;
+  EXPECT_THAT(error_of(stop, 2, 100), HasSubstr("only fault.kind = \"kill\" strikes there"));
+  EXPECT_FALSE(fault_settings_of(fault_keys("kill")).in_checkpoint);
+}
+
+TEST(FaultInjectionDeathTest, AKillInACheckpointStrikesWhileItIsWrittenNotAsTheStepStarts) {
+  Options keys = fault_keys("kill");
+  keys.set("in", Value(std::string("checkpoint")));
+  keys.set("step", Value(int64_t{8}));
+  const FaultInjector injector(fault_settings_of(keys), 0, 0,
+                               std::make_shared<distributed::CollectiveLedger>(0));
+  injector.step_starts(8);
+  injector.checkpoint_written(4);
+  EXPECT_EXIT(injector.checkpoint_written(8), ::testing::KilledBySignal(SIGKILL), "");
 }
 
 TEST(FaultInjection, ACollectiveFailureIsPlantedOnlyOnItsRankAttemptAndStep) {
