@@ -266,6 +266,10 @@ def more_cases(h):
     add("config", "fault_nan_seconds",
         lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=stop", "--set",
                    "fault.seconds=nan", h.blobs(d)], (2,), "fault.seconds = nan is out of range")
+    add("config", "fault_in_a_checkpoint_never_saved",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=kill", "--set",
+                   "fault.in=checkpoint", "--set", "fault.step=3", h.blobs(d)], (2,),
+        "fault.in = \"checkpoint\": the run saves no checkpoint after step 3")
     add("config", "stall_timeout_negative",
         lambda d: ["--plugin-path", h.GOOD, "--set", "train.stall_timeout_s=-5", h.blobs(d)],
         (2,), "train.stall_timeout_s")
