@@ -9,7 +9,8 @@
 
 namespace runner::testing {
 
-void on_ranks(int world_size, const RankBody& body, std::chrono::milliseconds timeout) {
+void on_ranks(int world_size, const RankBody& body, std::chrono::milliseconds timeout,
+              const SpecChange& change) {
   auto store = c10::make_intrusive<c10d::HashStore>();
   std::vector<std::exception_ptr> errors(static_cast<size_t>(world_size));
   std::vector<std::thread> ranks;
@@ -25,6 +26,7 @@ void on_ranks(int world_size, const RankBody& body, std::chrono::milliseconds ti
         spec.rank = r;
         spec.world_size = world_size;
         spec.timeout = timeout;
+        if (change) change(spec);
         distributed::RankConnection connection = distributed::connect_ranks(spec);
         body(r, connection);
       } catch (...) {

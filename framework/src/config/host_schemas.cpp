@@ -93,6 +93,10 @@ const Schema& train_schema() {
               "report; at least the collective timeout (strategy.timeout_s); 0: off. Not part "
               "of a run's id",
               0, 604800);
+    s.flag("check_collectives", false,
+           "Before each collective its group's members compare op, dtype and size (a small "
+           "all-gather); a member that called another is an error at once naming both calls, "
+           "instead of a hang. Not part of a run's id while off");
     s.text("backend_conv", "vendor",
            "convolutions: vendor (oneDNN on CPU, cuDNN on GPU, LibTorch's default) or native "
            "(ATen's own kernels, vendor libraries off)",

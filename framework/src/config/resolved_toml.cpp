@@ -33,6 +33,9 @@ std::set<std::string> train_keys_left_out_of_id(const Options& train) {
   std::set<std::string> left_out = kTrainRecoveryKeys;
   for (const auto& [key, value] : kLaterTrainKeys)
     if (train.has(key) && train.get_int(key) == value) left_out.insert(key);
+  // A later flag, off in every run before it.
+  if (train.has("check_collectives") && !train.get_bool("check_collectives"))
+    left_out.insert("check_collectives");
   return left_out;
 }
 

@@ -45,6 +45,7 @@ TrainSettings train_settings_of(const Options& keys) {
   t.collective_ledger_entries = keys.get_int("collective_ledger");
   t.max_restarts = keys.get_int("max_restarts");
   t.stall_timeout_s = keys.get_int("stall_timeout_s");
+  t.check_collectives = keys.get_bool("check_collectives");
   t.techniques = techniques_of(keys);
   return t;
 }

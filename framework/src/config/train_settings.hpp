@@ -30,6 +30,7 @@ struct TrainSettings {
   int64_t collective_ledger_entries = 4096;  // kept per rank; 0: none
   int64_t max_restarts = 0;                  // of a failed run's ranks; 0: none
   int64_t stall_timeout_s = 1800;            // a rank without progress gives up; 0: never
+  bool check_collectives = false;            // members compare each call before it runs
   Techniques techniques;                     // what the strategies receive
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/one_line.hpp"
+#include "distributed/call_check.hpp"
 #include "distributed/collective_ledger.hpp"
 #include "distributed/peer_failure.hpp"
 #include "distributed/rank_health.hpp"
@@ -75,6 +76,7 @@ class C10dCommunicator final : public Communicator {
     std::shared_ptr<CollectiveLedger> ledger;
     GroupMaker make_subgroup;
     std::function<void()> close;  // before the group goes (NCCL's shutdown, which 2.x wants)
+    bool check_calls = false;     // train.check_collectives (call_check.hpp)
   };
 
   explicit C10dCommunicator(Setup setup)
@@ -99,6 +101,7 @@ class C10dCommunicator final : public Communicator {
       options.rootRank = root;
       options.timeout = s_.timeout;
       const CollectiveTicket ticket = record("broadcast", tensor, words);
+      check_same_call(ticket, "broadcast", tensor);
       wait_for(ticket, guarded(ticket, [&] { return s_.group->broadcast(one, options); }));
     }
   }
@@ -118,6 +121,7 @@ class C10dCommunicator final : public Communicator {
       c10d::AllreduceOptions options;
       options.timeout = s_.timeout;
       const CollectiveTicket ticket = record("all_reduce", tensor, words);
+      check_same_call(ticket, "all_reduce", tensor);
       pending->add(ticket, guarded(ticket, [&] { return s_.group->allreduce(one, options); }));
       pending->then_copy(tensor, wire);
     }
@@ -128,6 +132,7 @@ class C10dCommunicator final : public Communicator {
     c10d::BarrierOptions options;
     options.timeout = s_.timeout;
     const CollectiveTicket ticket = record("barrier", torch::Tensor(), take_described_words());
+    check_same_call(ticket, "barrier", torch::Tensor());
     wait_for(ticket, guarded(ticket, [&] { return s_.group->barrier(options); }));
   }
 
@@ -139,6 +144,7 @@ class C10dCommunicator final : public Communicator {
     c10d::AllgatherOptions options;
     options.timeout = s_.timeout;
     const CollectiveTicket ticket = record("all_gather", output, take_described_words());
+    check_same_call(ticket, "all_gather", output);
     if (s_.traits.flat_collectives) {
       pending->add(ticket,
                    guarded(ticket, [&] { return s_.group->_allgather_base(out, in, options); }));
@@ -158,6 +164,7 @@ class C10dCommunicator final : public Communicator {
     auto pending = std::make_unique<Pending>(this);
     torch::Tensor in = reducible(input).view(-1);
     const CollectiveTicket ticket = record("reduce_scatter", input, take_described_words());
+    check_same_call(ticket, "reduce_scatter", input);
     if (s_.traits.flat_collectives) {
       torch::Tensor out = reducible(output).view(-1);
       c10d::ReduceScatterOptions options;
@@ -330,6 +337,58 @@ class C10dCommunicator final : public Communicator {
     if (auto planted = s_.ledger->take_planted_failure())
       fail(ticket, std::runtime_error(*planted));
     return ticket;
+  }
+
+  // train.check_collectives: every member's call gathered before this one runs; a member that
+  // called another collective, type or size fails every member at once, naming both calls.
+  // NCCL gathers on the tensor's GPU: a barrier, which has none, is not checked there.
+  void check_same_call(CollectiveTicket ticket, const char* op, const torch::Tensor& tensor) {
+    if (!s_.check_calls || world_size() < 2 || (s_.traits.name == "nccl" && !tensor.defined()))
+      return;
+    const std::vector<int64_t> prints =
+        gathered_prints(ticket,
+                        call_print(op, tensor.defined() ? c10::toString(tensor.scalar_type()) : "",
+                                   tensor.defined() ? tensor.numel() : 0),
+                        tensor.defined() ? tensor.device() : torch::Device(torch::kCPU));
+    const std::optional<OddMember> odd = odd_member(prints, rank());
+    if (!odd) return;
+    CollectiveEntry entry;
+    const bool kept = s_.ledger->entry_of(ticket, entry);
+    const CallMismatchSite site{s_.place.name,
+                                kept ? entry.sequence : 0,
+                                rank(),
+                                odd->member,
+                                s_.place.run_ranks[static_cast<size_t>(rank())],
+                                s_.place.run_ranks[static_cast<size_t>(odd->member)],
+                                kept ? entry_text(*s_.ledger, entry) : std::string(op)};
+    s_.ledger->ended(ticket, false);
+    throw RunError(mismatch_message(*s_.store, site, odd->mismatch));
+  }
+
+  // Every member's call_print(), in group order.
+  std::vector<int64_t> gathered_prints(CollectiveTicket ticket, const std::vector<int64_t>& mine,
+                                       torch::Device device) {
+    const auto options = torch::TensorOptions().dtype(torch::kLong).device(device);
+    std::vector<torch::Tensor> inputs{torch::tensor(mine, torch::kLong).to(device)};
+    std::vector<std::vector<torch::Tensor>> outputs(1);
+    for (int r = 0; r < world_size(); ++r)
+      outputs[0].push_back(torch::empty({kCallPrintSize}, options));
+    c10d::AllgatherOptions gather;
+    gather.timeout = s_.timeout;
+    const auto work = guarded(ticket, [&] { return s_.group->allgather(outputs, inputs, gather); });
+    try {
+      work->wait(s_.timeout);
+      if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
+    } catch (const std::exception& e) {
+      fail(ticket, e);
+    }
+    std::vector<int64_t> prints;
+    for (const torch::Tensor& print : outputs[0]) {
+      const torch::Tensor here = print.cpu();
+      prints.insert(prints.end(), here.data_ptr<int64_t>(),
+                    here.data_ptr<int64_t>() + kCallPrintSize);
+    }
+    return prints;
   }
 
   // A failed collective, ended so in the ledger and named by its entry where it still has one.

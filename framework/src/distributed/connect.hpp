@@ -31,6 +31,7 @@ struct ConnectSpec {
   std::shared_ptr<CollectiveLedger> ledger;
   // How long the rank may make no progress before it gives up (ProgressWatch); 0: forever.
   std::chrono::milliseconds stall_timeout{0};
+  bool check_collectives = false;  // train.check_collectives (call_check.hpp)
 };
 
 inline constexpr size_t kLedgerEntries = 4096;

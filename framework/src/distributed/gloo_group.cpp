@@ -50,6 +50,7 @@ std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
   setup.store = std::move(store);
   setup.waits = spec.waits;
   setup.ledger = spec.ledger;
+  setup.check_calls = spec.check_collectives;
   return std::make_shared<Gloo>(std::move(setup));
 }
 

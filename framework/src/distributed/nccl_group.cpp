@@ -26,6 +26,7 @@ std::shared_ptr<Communicator> nccl_group(const ConnectSpec& spec,
   setup.timeout = spec.timeout;
   setup.store = store;
   setup.ledger = spec.ledger;
+  setup.check_calls = spec.check_collectives;
   setup.make_subgroup = [spec, health](c10::intrusive_ptr<c10d::Store> sub,
                                        const GroupPlace& sub_place) {
     return nccl_group(spec, health, std::move(sub), sub_place);

@@ -34,6 +34,7 @@ distributed::RankConnection connect(const RankSetup& setup, const ThisRank& self
   spec.ledger = std::make_shared<distributed::CollectiveLedger>(
       static_cast<size_t>(train.collective_ledger_entries));
   spec.stall_timeout = std::chrono::seconds(train.stall_timeout_s);
+  spec.check_collectives = train.check_collectives;
   return distributed::connect_ranks(spec);
 }
 

@@ -68,6 +68,7 @@ TEST(HostSchemas, DeclareTheDocumentedKeys) {
                                                               "collective_ledger",
                                                               "max_restarts",
                                                               "stall_timeout_s",
+                                                              "check_collectives",
                                                               "backend_conv"}));
   EXPECT_EQ(optimizer_schema().names(),
             (std::vector<std::string>{"name", "lr", "momentum", "nesterov", "weight_decay", "betas",
