@@ -270,6 +270,12 @@ def more_cases(h):
         lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=kill", "--set",
                    "fault.in=checkpoint", "--set", "fault.step=3", h.blobs(d)], (2,),
         "fault.in = \"checkpoint\": the run saves no checkpoint after step 3")
+    add("config", "extra_collective_on_one_rank",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "fault.kind=extra_collective", h.blobs(d)],
+        (2,), "fault.kind = \"extra_collective\": a run of one rank makes no collectives")
+    add("config", "check_collectives_not_a_bool",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "train.check_collectives=2", h.blobs(d)],
+        (2,), "train.check_collectives")
     add("config", "stall_timeout_negative",
         lambda d: ["--plugin-path", h.GOOD, "--set", "train.stall_timeout_s=-5", h.blobs(d)],
         (2,), "train.stall_timeout_s")

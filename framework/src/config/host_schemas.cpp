@@ -163,8 +163,9 @@ const Schema& fault_schema() {
            "dies by SIGKILL as the step starts), stop (the rank makes no progress for `seconds` "
            "in the step's data loading), slow (from `step` on, each of the rank's steps takes "
            "`factor` times as long: a straggler), fail_collective (the rank's next collective "
-           "fails); none: no fault",
-           {"none", "kill", "stop", "slow", "fail_collective"});
+           "fails), extra_collective (before its next collective the rank calls an all-reduce "
+           "the others do not: a code path that diverged); none: no fault",
+           {"none", "kill", "stop", "slow", "fail_collective", "extra_collective"});
     s.integer("rank", 0, "The rank it strikes", 0);
     s.integer("step", 1, "The training step it strikes at, from 1, counted over the epochs", 1);
     s.number("seconds", 30.0, "stop: how long the rank makes no progress", 0, 86400);

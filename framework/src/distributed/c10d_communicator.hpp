@@ -318,9 +318,21 @@ class C10dCommunicator final : public Communicator {
     return it->second;
   }
 
-  // `tensor` undefined: a collective that moves no data (a barrier).
+  // `tensor` undefined: a collective that moves no data (a barrier). The group's collectives
+  // (not its sends and receives) meet an extra call injected before them.
   CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words) {
+    if (auto why = s_.ledger->take_planted_extra_call()) call_extra(*why, tensor);
     return record(op, tensor, words, ledger_group_);
+  }
+
+  // An all-reduce the other members do not call, one element longer than `tensor` (of its type,
+  // on its device) so that it differs from their call even where it is also an all-reduce.
+  void call_extra(const std::string& why, const torch::Tensor& tensor) {
+    const torch::Tensor extra = tensor.defined()
+                                    ? torch::zeros({tensor.numel() + 1}, tensor.options())
+                                    : torch::zeros({1}, torch::kFloat);
+    describe_next_on_this_thread(why);
+    all_reduce_sum({extra});
   }
   CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words,
                           int group) {
@@ -360,6 +372,8 @@ class C10dCommunicator final : public Communicator {
                                 odd->member,
                                 s_.place.run_ranks[static_cast<size_t>(rank())],
                                 s_.place.run_ranks[static_cast<size_t>(odd->member)],
+                                elements_of(prints, rank()),
+                                elements_of(prints, odd->member),
                                 kept ? entry_text(*s_.ledger, entry) : std::string(op)};
     s_.ledger->ended(ticket, false);
     throw RunError(mismatch_message(*s_.store, site, odd->mismatch));

@@ -62,8 +62,15 @@ std::string mismatch_message(c10d::Store& store, const CallMismatchSite& site,
   const bool self_first = site.self_run_rank < site.other_run_rank;
   const int low = std::min(site.self_run_rank, site.other_run_rank);
   const int high = std::max(site.self_run_rank, site.other_run_rank);
-  return fmt::format("ranks {} and {} called {} as #{} of {}: rank {} {}; rank {} {}", low, high,
-                     mismatch_text(mismatch), site.sequence, site.group, low,
+  // Sizes as the ledger gives them round to the unit; the element counts tell them apart.
+  const std::string counts =
+      mismatch != CallMismatch::size
+          ? ""
+          : fmt::format(" ({} and {} elements)",
+                        self_first ? site.self_elements : site.other_elements,
+                        self_first ? site.other_elements : site.self_elements);
+  return fmt::format("ranks {} and {} called {}{} as #{} of {}: rank {} {}; rank {} {}", low, high,
+                     mismatch_text(mismatch), counts, site.sequence, site.group, low,
                      self_first ? site.self_text : other_text, high,
                      self_first ? other_text : site.self_text);
 }

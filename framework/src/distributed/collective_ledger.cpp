@@ -86,17 +86,17 @@ std::optional<size_t> CollectiveLedger::slot_of(uint64_t serial) const {
   return slot;
 }
 
-void CollectiveLedger::fail_next(const std::string& why) {
+void PlantedFault::plant(const std::string& why) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  planted_failure_ = why;
-  failure_planted_ = true;
+  why_ = why;
+  planted_ = true;
 }
 
-std::optional<std::string> CollectiveLedger::take_planted_failure() {
-  if (!failure_planted_.load(std::memory_order_relaxed)) return std::nullopt;
+std::optional<std::string> PlantedFault::take() {
+  if (!planted_.load(std::memory_order_relaxed)) return std::nullopt;
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (!failure_planted_.exchange(false)) return std::nullopt;
-  return std::exchange(planted_failure_, {});
+  if (!planted_.exchange(false)) return std::nullopt;
+  return std::exchange(why_, {});
 }
 
 CollectiveTicket CollectiveLedger::issued(const Call& call) {

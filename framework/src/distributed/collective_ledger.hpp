@@ -62,6 +62,19 @@ struct CollectiveTicket {
   uint64_t serial = 0;  // 0: none (the ledger is off)
 };
 
+// A fault one thread plants for the next collective of another, taken once: an atomic load
+// while none is planted, so a collective pays no lock for it.
+class PlantedFault {
+ public:
+  void plant(const std::string& why);
+  std::optional<std::string> take();
+
+ private:
+  std::mutex mutex_;
+  std::atomic<bool> planted_{false};
+  std::string why_;
+};
+
 class CollectiveLedger {
  public:
   // `capacity` entries kept (the newest); 0 keeps none, and the ledger costs a lock per call.
@@ -91,9 +104,14 @@ class CollectiveLedger {
 
   // A fault injected: the next collective issued on any of the rank's communicators fails
   // with `why`, through the path a real failure takes.
-  void fail_next(const std::string& why);
+  void fail_next(const std::string& why) { planted_failure_.plant(why); }
   // The failure fail_next planted, once; nullopt without one (an atomic load, no lock).
-  std::optional<std::string> take_planted_failure();
+  std::optional<std::string> take_planted_failure() { return planted_failure_.take(); }
+  // A fault injected: before its next collective (not a send or receive) the rank calls one
+  // more, which the other members do not: a code path that diverged.
+  void call_extra_next(const std::string& why) { planted_extra_call_.plant(why); }
+  // The words call_extra_next planted, once; nullopt without one.
+  std::optional<std::string> take_planted_extra_call() { return planted_extra_call_.take(); }
 
   void enter(RunPhase phase, int64_t step);
   void enter(RunPhase phase);  // at the current step
@@ -127,8 +145,8 @@ class CollectiveLedger {
   std::vector<Group> groups_;
   RankActivity activity_;
   std::atomic<uint64_t> changes_{0};
-  std::atomic<bool> failure_planted_{false};
-  std::string planted_failure_;
+  PlantedFault planted_failure_;
+  PlantedFault planted_extra_call_;
 };
 
 // The caller's words for its thread's next call on a communicator (Communicator::

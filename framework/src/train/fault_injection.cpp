@@ -18,7 +18,13 @@ FaultSettings::Kind kind_of(const std::string& name) {
   if (name == "stop") return FaultSettings::Kind::stop;
   if (name == "slow") return FaultSettings::Kind::slow;
   if (name == "fail_collective") return FaultSettings::Kind::fail_collective;
+  if (name == "extra_collective") return FaultSettings::Kind::extra_collective;
   return FaultSettings::Kind::none;
+}
+
+// The name of a fault that strikes in a collective.
+const char* collective_fault_name(FaultSettings::Kind kind) {
+  return kind == FaultSettings::Kind::extra_collective ? "extra_collective" : "fail_collective";
 }
 
 // A stall a signal still ends: the rank stops at the next step's start as it would anyway.
@@ -63,8 +69,11 @@ void check_fault(const FaultSettings& fault, int world_size, int64_t steps,
     throw ConfigError(
         fmt::format("fault.step = {}: the run has {} training steps", fault.step, steps),
         "name a step from 1 to the run's last");
-  if (fault.kind == FaultSettings::Kind::fail_collective && world_size == 1)
-    throw ConfigError("fault.kind = \"fail_collective\": a run of one rank makes no collectives",
+  const bool in_a_collective = fault.kind == FaultSettings::Kind::fail_collective ||
+                               fault.kind == FaultSettings::Kind::extra_collective;
+  if (in_a_collective && world_size == 1)
+    throw ConfigError(fmt::format("fault.kind = \"{}\": a run of one rank makes no collectives",
+                                  collective_fault_name(fault.kind)),
                       "inject it into a run of several ranks (--nproc 2)");
 }
 
@@ -85,6 +94,10 @@ void FaultInjector::step_starts(int64_t step) const {
     case FaultSettings::Kind::fail_collective:
       ledger_->fail_next(
           fmt::format("fault injected: fault.kind = \"fail_collective\" at step {}", step));
+      break;
+    case FaultSettings::Kind::extra_collective:
+      ledger_->call_extra_next(
+          fmt::format("fault injected: fault.kind = \"extra_collective\" at step {}", step));
       break;
     case FaultSettings::Kind::slow:
     case FaultSettings::Kind::none: break;

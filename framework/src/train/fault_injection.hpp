@@ -1,5 +1,6 @@
 // A [fault] injected into a run at a rank and step, through the path a real fault takes: the
-// rank dies by SIGKILL, stalls, runs slow, or its collective fails. The other ranks, the
+// rank dies by SIGKILL, stalls, runs slow, its collective fails, or it calls one the others
+// do not. The other ranks, the
 // launcher and its restarts meet it as they would meet the real one.
 #pragma once
 
@@ -13,7 +14,7 @@
 namespace runner::train {
 
 struct FaultSettings {
-  enum class Kind { none, kill, stop, slow, fail_collective } kind = Kind::none;
+  enum class Kind { none, kill, stop, slow, fail_collective, extra_collective } kind = Kind::none;
   int64_t rank = 0;
   int64_t step = 1;  // from 1, over the run's epochs
   double seconds = 0;

@@ -69,9 +69,37 @@ std::vector<std::string> errors_when_rank1_reduces(int64_t rank1_elements, bool 
 TEST(CallCheck, ADifferentSizeFailsBothRanksAtOnceNamingBothCalls) {
   const std::vector<std::string> errors = errors_when_rank1_reduces(5, true);
   const std::string expected =
-      "ranks 0 and 1 called different sizes as #1 of world: rank 0 all_reduce #1 of world "
+      "ranks 0 and 1 called different sizes (4 and 5 elements) as #1 of world: rank 0 "
+      "all_reduce #1 of world "
       "(bucket 1 of 2, 16 B Float, step 0, setup); rank 1 all_reduce #1 of world (bucket 2 of "
       "2, 20 B Float, step 0, setup)";
+  EXPECT_EQ(errors[0], expected);
+  EXPECT_EQ(errors[1], expected);
+}
+
+// fault.kind = "extra_collective": the rank calls an all-reduce one element longer than its
+// next collective first, which the check meets as that collective's number on the others.
+TEST(CallCheck, AnExtraCallInjectedBeforeTheNextIsNamedAsTheFault) {
+  std::mutex mutex;
+  std::vector<std::string> errors(2);
+  on_ranks(
+      2,
+      [&](int rank, distributed::RankConnection& c) {
+        if (rank == 1) c.ledger->call_extra_next("an extra call");
+        try {
+          c.communicator->describe_next("bucket 1 of 1");
+          c.communicator->all_reduce_sum({torch::ones({3})});
+        } catch (const RunError& e) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          errors[static_cast<size_t>(rank)] = e.what();
+        }
+      },
+      std::chrono::seconds(5),
+      [](distributed::ConnectSpec& spec) { spec.check_collectives = true; });
+  const std::string expected =
+      "ranks 0 and 1 called different sizes (3 and 4 elements) as #1 of world: rank 0 "
+      "all_reduce #1 of world (bucket 1 of 1, 12 B Float, step 0, setup); rank 1 all_reduce #1 "
+      "of world (an extra call, 16 B Float, step 0, setup)";
   EXPECT_EQ(errors[0], expected);
   EXPECT_EQ(errors[1], expected);
 }

@@ -65,7 +65,12 @@ TEST(FaultInjection, ARankOrStepTheRunDoesNotHaveIsAConfigErrorNamingTheKey) {
   fault.step = 100;
   EXPECT_EQ(error_of(fault, 2, 100), "no error");
   FaultSettings collective = fault_settings_of(fault_keys("fail_collective"));
-  EXPECT_THAT(error_of(collective, 1, 10), HasSubstr("a run of one rank makes no collectives"));
+  EXPECT_EQ(error_of(collective, 1, 10),
+            "fault.kind = \"fail_collective\": a run of one rank makes no collectives");
+  FaultSettings extra = fault_settings_of(fault_keys("extra_collective"));
+  EXPECT_EQ(error_of(extra, 1, 10),
+            "fault.kind = \"extra_collective\": a run of one rank makes no collectives");
+  EXPECT_EQ(error_of(extra, 2, 10), "no error");
   FaultSettings none = fault_settings_of(default_fault_keys());
   none.rank = 9;
   EXPECT_EQ(error_of(none, 1, 10), "no error") << "no fault, nothing to check";
@@ -112,6 +117,21 @@ TEST(FaultInjection, ACollectiveFailureIsPlantedOnlyOnItsRankAttemptAndStep) {
   FaultInjector(fault, 1, 0, ledger).step_starts(5);
   EXPECT_THAT(ledger->take_planted_failure().value_or(""),
               HasSubstr("fault injected: fault.kind = \"fail_collective\" at step 5"));
+}
+
+TEST(FaultInjection, AnExtraCallIsPlantedOnlyOnItsRankAndStepAndNotAsAFailure) {
+  FaultSettings fault = fault_settings_of(fault_keys("extra_collective"));
+  fault.rank = 1;
+  fault.step = 5;
+  auto ledger = std::make_shared<distributed::CollectiveLedger>(4);
+  FaultInjector(fault, 0, 0, ledger).step_starts(5);
+  FaultInjector(fault, 1, 0, ledger).step_starts(4);
+  EXPECT_EQ(ledger->take_planted_extra_call(), std::nullopt);
+  FaultInjector(fault, 1, 0, ledger).step_starts(5);
+  EXPECT_EQ(ledger->take_planted_failure(), std::nullopt);
+  EXPECT_EQ(ledger->take_planted_extra_call().value_or(""),
+            "fault injected: fault.kind = \"extra_collective\" at step 5");
+  EXPECT_EQ(ledger->take_planted_extra_call(), std::nullopt) << "taken once";
 }
 
 double seconds_of(const std::function<void()>& f) {
