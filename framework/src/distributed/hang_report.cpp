@@ -36,11 +36,51 @@ std::string duration_text(double seconds) {
 
 std::string phase_text(const RankState& s) { return fmt::format("{} of step {}", s.phase, s.step); }
 
+// A collective no member completes before every member joined it (unlike a send, or the root
+// of a broadcast).
+bool joined_by_all(const PublishedCollective& c) {
+  return c.state == "completed" && (c.op == "all_reduce" || c.op == "all_gather" ||
+                                    c.op == "reduce_scatter" || c.op == "barrier");
+}
+
+// `rank`'s newest collective of `group` as its own state has it (0: none).
+uint64_t own_sequence(const RankSeen& r, const std::string& group) {
+  if (r.state)
+    for (const PublishedGroup& g : r.state->groups)
+      if (g.name == group) return g.sequence;
+  return 0;
+}
+
+bool has_member(const RankState& s, const std::string& group, int rank) {
+  for (const PublishedGroup& g : s.groups)
+    if (g.name == group) return std::find(g.ranks.begin(), g.ranks.end(), rank) != g.ranks.end();
+  return false;
+}
+
+// The newest collective that another rank completed with `r` after r's own state was
+// published: a rank publishes a beat apart, and a short run's steps can all fall between two
+// beats, so another's ledger may know better how far a rank that died or stopped got.
+const PublishedCollective* joined_since(const std::vector<RankSeen>& ranks, const RankSeen& r) {
+  const PublishedCollective* newest = nullptr;
+  for (const RankSeen& other : ranks)
+    if (other.rank != r.rank && other.state)
+      for (const PublishedCollective& c : other.state->collectives)
+        if (joined_by_all(c) && has_member(*other.state, c.group, r.rank) &&
+            c.sequence > own_sequence(r, c.group) &&
+            (!newest || c.issued_unix > newest->issued_unix))
+          newest = &c;
+  return newest;
+}
+
 // "rank 1 was killed by signal 9 (SIGKILL), last seen in forward of step 9", "rank 1 has been
 // in data loading of step 38 for 61 s", "rank 2 waits in broadcast #3 of world (...) for 2.0 s".
-// A rank that died or stopped published its state up to a beat before: where it was last seen.
-std::string whereabouts(const RankSeen& r) {
+// A rank that died or stopped published its state up to a beat before: where it was last seen,
+// or the newest collective the others completed with it since.
+std::string whereabouts(const std::vector<RankSeen>& ranks, const RankSeen& r) {
   const std::string who = "rank " + std::to_string(r.rank);
+  if (!r.fate.empty())
+    if (const PublishedCollective* since = joined_since(ranks, r))
+      return fmt::format("{} {}, last seen completing {}", who, r.fate, since->text);
   if (!r.state) return who + (r.fate.empty() ? " published no state" : " " + r.fate);
   const RankState& s = *r.state;
   if (!r.fate.empty()) return fmt::format("{} {}, last seen in {}", who, r.fate, phase_text(s));
@@ -161,7 +201,7 @@ RankSeen seen(const std::vector<RankSeen>& ranks, int rank) {
 
 std::string not_joined_line(const std::vector<RankSeen>& ranks, const NotJoined& n) {
   std::vector<std::string> parts;
-  for (int r : n.missing) parts.push_back(whereabouts(seen(ranks, r)));
+  for (int r : n.missing) parts.push_back(whereabouts(ranks, seen(ranks, r)));
   parts.push_back(fmt::format("{} wait{} in {}", ranks_text(n.joined),
                               n.joined.size() == 1 ? "s" : "", n.text));
   return fmt::format("{}", fmt::join(parts, "; "));
@@ -175,7 +215,7 @@ std::string fault_line(const std::vector<RankSeen>& ranks) {
   std::map<Place, std::string> texts;
   for (const RankSeen& r : ranks) {
     if (!r.fate.empty() || (r.state && r.state->stalled)) {
-      parts.push_back(whereabouts(r));
+      parts.push_back(whereabouts(ranks, r));
     } else if (const PublishedCollective* c = r.state ? r.state->stuck_in() : nullptr) {
       waiting[{c->group, c->sequence}].push_back(r.rank);
       texts[{c->group, c->sequence}] = c->text;
@@ -188,11 +228,19 @@ std::string fault_line(const std::vector<RankSeen>& ranks) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-std::string detail_line(const RankSeen& r) {
+std::string detail_line(const std::vector<RankSeen>& ranks, const RankSeen& r) {
   std::string line = fmt::format("rank {}: ", r.rank);
-  if (!r.state) return line + (r.fate.empty() ? "published no state" : r.fate + ", no state");
+  const PublishedCollective* since = r.fate.empty() ? nullptr : joined_since(ranks, r);
+  if (since) line += fmt::format("{}, last seen completing {}; ", r.fate, since->text);
+  if (!r.state)
+    return line + (since            ? "no state"
+                   : r.fate.empty() ? "published no state"
+                                    : r.fate + ", no state");
   const RankState& s = *r.state;
-  if (!r.fate.empty()) line += r.fate + ", last seen ";
+  if (since)
+    line += "its own state, older: ";
+  else if (!r.fate.empty())
+    line += r.fate + ", last seen ";
   if (s.stalled) line += "gave up (train.stall_timeout_s), ";
   line += fmt::format("in {} for {}", phase_text(s),
                       duration_text(s.published_unix - s.phase_since_unix));
@@ -214,7 +262,7 @@ HangReport hang_report(const std::vector<RankSeen>& ranks) {
     report.first_line = not_joined_line(ranks, *n);
   else
     report.first_line = fault_line(ranks);
-  for (const RankSeen& r : ranks) report.detail.push_back(detail_line(r));
+  for (const RankSeen& r : ranks) report.detail.push_back(detail_line(ranks, r));
   return report;
 }
 

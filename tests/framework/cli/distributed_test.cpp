@@ -154,8 +154,9 @@ TEST(Distributed, AStoppedRankIsNamedAndTheRunEndsAtTheTimeout) {
   // The timeout, rank 0's diagnosis and the ranks' start; the old way took over 35 s.
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(28));
   EXPECT_EQ(out.exit_code, 5) << out.err;
-  // The hang report's first line: where the stopped rank was last seen, where rank 0 waits.
-  const std::string cause = "rank 1 was stopped by signal 19 (SIGSTOP), last seen in ";
+  // The hang report's first line: where the stopped rank was last seen (in a phase, or
+  // completing a collective with rank 0 since its state), where rank 0 waits.
+  const std::string cause = "rank 1 was stopped by signal 19 (SIGSTOP), last seen ";
   EXPECT_THAT(out.err, HasSubstr(cause)) << out.err;
   auto run = only_run(dir + "/r.h5");
   EXPECT_EQ(run.status, results::Status::failed);

@@ -60,7 +60,7 @@ constexpr const char* kEveryFourSteps = "[checkpoint]\nevery_steps = 4\n";
 constexpr const char* kKillRank1AtStep11 = "[fault]\nkind = \"kill\"\nrank = 1\nstep = 11\n";
 
 // The cause's start: the rank's last state (published each beat) says where it was seen last.
-constexpr const char* kRank1Killed = "rank 1 was killed by signal 9 (SIGKILL), last seen in ";
+constexpr const char* kRank1Killed = "rank 1 was killed by signal 9 (SIGKILL), last seen ";
 
 bool one_of_the_two_checkpoints(int64_t step) { return step == 4 || step == 8; }
 
@@ -199,7 +199,7 @@ TEST(Restarts, AOneRankRunRestartsToo) {
   EXPECT_EQ(run.status, results::Status::completed);
   ASSERT_EQ(run.restarts.size(), 1u);
   EXPECT_THAT(run.restarts[0].cause,
-              StartsWith("rank 0 was killed by signal 9 (SIGKILL), last seen in "));
+              StartsWith("rank 0 was killed by signal 9 (SIGKILL), last seen "));
   EXPECT_TRUE(one_of_the_two_checkpoints(run.restarts[0].resumed_step));
 }
 

@@ -93,7 +93,7 @@ TEST(HangReport, NamesTheRankMissingFromACollectiveAndWhereItIs) {
 // Its state is up to a beat older than its death: where it was last seen, not a collective it
 // missed (a fast run's rank may have gone on through many since).
 TEST(HangReport, NamesHowAKilledRankEndedAndWhereItWasLastSeen) {
-  RankState killed = in_world(1, 2, 1, "completed", 10, 12);
+  RankState killed = in_world(1, 2, 4, "completed", 10, 12);
   killed.phase = "forward";
   const HangReport report = hang_report({{0, "", in_world(0, 2, 5, "failed", 12, 12.2)},
                                          {1, "was killed by signal 9 (SIGKILL)", killed}});
@@ -105,12 +105,52 @@ TEST(HangReport, NamesHowAKilledRankEndedAndWhereItWasLastSeen) {
 }
 
 TEST(HangReport, ARankThatPublishedNothingIsNamedByItsFate) {
-  const HangReport report = hang_report({{0, "", in_world(0, 2, 5, "issued", 12, 14)},
+  const HangReport report = hang_report({{0, "", in_world(0, 2, 1, "issued", 12, 14)},
                                          {1, "was stopped by signal 19 (SIGSTOP)", std::nullopt}});
   EXPECT_EQ(report.first_line,
-            "rank 1 was stopped by signal 19 (SIGSTOP); rank 0 waits in all_reduce #5 of world "
+            "rank 1 was stopped by signal 19 (SIGSTOP); rank 0 waits in all_reduce #1 of world "
             "(step 3)");
   EXPECT_EQ(report.detail[1], "rank 1: was stopped by signal 19 (SIGSTOP), no state");
+}
+
+// A short run's steps can all fall between two of a rank's beats: its state still says setup
+// when it stops, while rank 0 completed all-reduces #1 to #32 with it since.
+TEST(HangReport, ARankStoppedAfterItsStateIsPlacedByTheCollectivesItCompletedSince) {
+  RankState stale = state_of({1, "setup", 0, 0, 0.2, {{"world", {0, 1}, 0}}, {}});
+  RankState waiting = in_world(0, 2, 33, "issued", 12, 14);
+  waiting.collectives.insert(waiting.collectives.begin(),
+                             collective("world", 31, "completed", 10.5));
+  const HangReport report =
+      hang_report({{0, "", waiting}, {1, "was stopped by signal 19 (SIGSTOP)", stale}});
+  EXPECT_EQ(report.first_line,
+            "rank 1 was stopped by signal 19 (SIGSTOP), last seen completing all_reduce #32 of "
+            "world (step 3); rank 0 waits in all_reduce #33 of world (step 3)");
+  EXPECT_EQ(report.detail[1],
+            "rank 1: was stopped by signal 19 (SIGSTOP), last seen completing all_reduce #32 of "
+            "world (step 3); its own state, older: in setup of step 0 for 0.2 s; last completed: "
+            "none");
+  const HangReport without_state =
+      hang_report({{0, "", waiting}, {1, "was killed by signal 9 (SIGKILL)", std::nullopt}});
+  EXPECT_EQ(without_state.detail[1],
+            "rank 1: was killed by signal 9 (SIGKILL), last seen completing all_reduce #32 of "
+            "world (step 3); no state");
+}
+
+// A send completes without its receiver: it proves nothing of where the receiver got.
+TEST(HangReport, ASendTheOtherCompletedDoesNotPlaceTheReceiver) {
+  RankState stale = state_of({1, "forward", 3, 0, 0.2, {{"world 0->1", {0, 1}, 0}}, {}});
+  RankState sender = state_of({0,
+                               "forward",
+                               3,
+                               1,
+                               2,
+                               {{"world 0->1", {0, 1}, 1}},
+                               {collective("world 0->1", 1, "completed", 1, "send")}});
+  const HangReport report =
+      hang_report({{0, "", sender}, {1, "was killed by signal 9 (SIGKILL)", stale}});
+  EXPECT_THAT(report.first_line,
+              HasSubstr("rank 1 was killed by signal 9 (SIGKILL), last seen in forward of step 3"))
+      << report.first_line;
 }
 
 TEST(HangReport, RanksInTheSameCollectiveWithoutAFaultAddNothingToTheFailure) {
