@@ -46,16 +46,15 @@ TEST(CallCheck, FindsTheMemberWhoseCallDiffersAndHow) {
             CallMismatch::dtype);
 }
 
-// Rank 1 all-reduces `rank1_elements` where rank 0 all-reduces 4; each rank's error, or "".
-std::vector<std::string> errors_when_rank1_reduces(int64_t rank1_elements, bool check) {
+// Each rank's RunError text ("" where none) after `body` ran on 2 ranks, the check on or off.
+std::vector<std::string> errors_on_two_ranks(const RankBody& body, bool check) {
   std::mutex mutex;
   std::vector<std::string> errors(2);
   on_ranks(
       2,
       [&](int rank, distributed::RankConnection& c) {
         try {
-          c.communicator->describe_next(rank == 0 ? "bucket 1 of 2" : "bucket 2 of 2");
-          c.communicator->all_reduce_sum({torch::ones({rank == 0 ? 4 : rank1_elements})});
+          body(rank, c);
         } catch (const RunError& e) {
           const std::lock_guard<std::mutex> lock(mutex);
           errors[static_cast<size_t>(rank)] = e.what();
@@ -66,47 +65,47 @@ std::vector<std::string> errors_when_rank1_reduces(int64_t rank1_elements, bool 
   return errors;
 }
 
+// The same error on both ranks: every member fails at once with the same line.
+std::vector<std::string> both_ranks(const std::string& error) { return {error, error}; }
+
+// Rank 1 all-reduces `rank1_elements` where rank 0 all-reduces 4; each rank's error, or "".
+std::vector<std::string> errors_when_rank1_reduces(int64_t rank1_elements, bool check) {
+  return errors_on_two_ranks(
+      [&](int rank, distributed::RankConnection& c) {
+        c.communicator->describe_next(rank == 0 ? "bucket 1 of 2" : "bucket 2 of 2");
+        c.communicator->all_reduce_sum({torch::ones({rank == 0 ? 4 : rank1_elements})});
+      },
+      check);
+}
+
 TEST(CallCheck, ADifferentSizeFailsBothRanksAtOnceNamingBothCalls) {
-  const std::vector<std::string> errors = errors_when_rank1_reduces(5, true);
-  const std::string expected =
-      "ranks 0 and 1 called different sizes (4 and 5 elements) as #1 of world: rank 0 "
-      "all_reduce #1 of world "
-      "(bucket 1 of 2, 16 B Float, step 0, setup); rank 1 all_reduce #1 of world (bucket 2 of "
-      "2, 20 B Float, step 0, setup)";
-  EXPECT_EQ(errors[0], expected);
-  EXPECT_EQ(errors[1], expected);
+  EXPECT_EQ(errors_when_rank1_reduces(5, true),
+            both_ranks("ranks 0 and 1 called different sizes (4 and 5 elements) as #1 of world: "
+                       "rank 0 all_reduce #1 of world (bucket 1 of 2, 16 B Float, step 0, "
+                       "setup); rank 1 all_reduce #1 of world (bucket 2 of 2, 20 B Float, step "
+                       "0, setup)"));
 }
 
 // fault.kind = "extra_collective": the rank calls an all-reduce one element longer than its
 // next collective first, which the check meets as that collective's number on the others.
 TEST(CallCheck, AnExtraCallInjectedBeforeTheNextIsNamedAsTheFault) {
-  std::mutex mutex;
-  std::vector<std::string> errors(2);
-  on_ranks(
-      2,
-      [&](int rank, distributed::RankConnection& c) {
+  const std::vector<std::string> errors = errors_on_two_ranks(
+      [](int rank, distributed::RankConnection& c) {
         if (rank == 1) c.ledger->call_extra_next("an extra call");
-        try {
-          c.communicator->describe_next("bucket 1 of 1");
-          c.communicator->all_reduce_sum({torch::ones({3})});
-        } catch (const RunError& e) {
-          const std::lock_guard<std::mutex> lock(mutex);
-          errors[static_cast<size_t>(rank)] = e.what();
-        }
+        c.communicator->describe_next("bucket 1 of 1");
+        c.communicator->all_reduce_sum({torch::ones({3})});
       },
-      std::chrono::seconds(5),
-      [](distributed::ConnectSpec& spec) { spec.check_collectives = true; });
-  const std::string expected =
-      "ranks 0 and 1 called different sizes (3 and 4 elements) as #1 of world: rank 0 "
-      "all_reduce #1 of world (bucket 1 of 1, 12 B Float, step 0, setup); rank 1 all_reduce #1 "
-      "of world (an extra call, 16 B Float, step 0, setup)";
-  EXPECT_EQ(errors[0], expected);
-  EXPECT_EQ(errors[1], expected);
+      true);
+  EXPECT_EQ(errors,
+            both_ranks("ranks 0 and 1 called different sizes (3 and 4 elements) as #1 of world: "
+                       "rank 0 all_reduce #1 of world (bucket 1 of 1, 12 B Float, step 0, "
+                       "setup); rank 1 all_reduce #1 of world (an extra call, 16 B Float, step "
+                       "0, setup)"));
 }
 
 TEST(CallCheck, CallsThatAgreeRunAsWithoutIt) {
-  EXPECT_EQ(errors_when_rank1_reduces(4, true), (std::vector<std::string>{"", ""}));
-  EXPECT_EQ(errors_when_rank1_reduces(4, false), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(errors_when_rank1_reduces(4, true), both_ranks(""));
+  EXPECT_EQ(errors_when_rank1_reduces(4, false), both_ranks(""));
 }
 
 }  // namespace

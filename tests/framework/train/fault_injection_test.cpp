@@ -105,34 +105,41 @@ TEST(FaultInjectionDeathTest, AKillInACheckpointStrikesWhileItIsWrittenNotAsTheS
   EXPECT_EXIT(injector.checkpoint_written(8), ::testing::KilledBySignal(SIGKILL), "");
 }
 
-TEST(FaultInjection, ACollectiveFailureIsPlantedOnlyOnItsRankAttemptAndStep) {
-  FaultSettings fault = fault_settings_of(fault_keys("fail_collective"));
+// A fault planted in the ledger for the rank's next collective, and how the ledger hands it out.
+struct PlantedKind {
+  const char* kind;
+  std::optional<std::string> (distributed::CollectiveLedger::*take)();
+  std::optional<std::string> (distributed::CollectiveLedger::*take_other)();
+};
+
+class PlantedInTheLedger : public ::testing::TestWithParam<PlantedKind> {};
+
+TEST_P(PlantedInTheLedger, OnlyOnItsRankAttemptAndStepOnceAndAsItsOwnKind) {
+  const PlantedKind& planted = GetParam();
+  FaultSettings fault = fault_settings_of(fault_keys(planted.kind));
   fault.rank = 1;
   fault.step = 5;
   auto ledger = std::make_shared<distributed::CollectiveLedger>(4);
   FaultInjector(fault, 0, 0, ledger).step_starts(5);
   FaultInjector(fault, 1, 1, ledger).step_starts(5);
   FaultInjector(fault, 1, 0, ledger).step_starts(4);
-  EXPECT_EQ(ledger->take_planted_failure(), std::nullopt);
+  EXPECT_EQ(((*ledger).*planted.take)(), std::nullopt);
   FaultInjector(fault, 1, 0, ledger).step_starts(5);
-  EXPECT_THAT(ledger->take_planted_failure().value_or(""),
-              HasSubstr("fault injected: fault.kind = \"fail_collective\" at step 5"));
+  EXPECT_EQ(((*ledger).*planted.take_other)(), std::nullopt);
+  EXPECT_EQ(((*ledger).*planted.take)().value_or(""),
+            "fault injected: fault.kind = \"" + std::string(planted.kind) + "\" at step 5");
+  EXPECT_EQ(((*ledger).*planted.take)(), std::nullopt) << "taken once";
 }
 
-TEST(FaultInjection, AnExtraCallIsPlantedOnlyOnItsRankAndStepAndNotAsAFailure) {
-  FaultSettings fault = fault_settings_of(fault_keys("extra_collective"));
-  fault.rank = 1;
-  fault.step = 5;
-  auto ledger = std::make_shared<distributed::CollectiveLedger>(4);
-  FaultInjector(fault, 0, 0, ledger).step_starts(5);
-  FaultInjector(fault, 1, 0, ledger).step_starts(4);
-  EXPECT_EQ(ledger->take_planted_extra_call(), std::nullopt);
-  FaultInjector(fault, 1, 0, ledger).step_starts(5);
-  EXPECT_EQ(ledger->take_planted_failure(), std::nullopt);
-  EXPECT_EQ(ledger->take_planted_extra_call().value_or(""),
-            "fault injected: fault.kind = \"extra_collective\" at step 5");
-  EXPECT_EQ(ledger->take_planted_extra_call(), std::nullopt) << "taken once";
-}
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, PlantedInTheLedger,
+    ::testing::Values(PlantedKind{"fail_collective",
+                                  &distributed::CollectiveLedger::take_planted_failure,
+                                  &distributed::CollectiveLedger::take_planted_extra_call},
+                      PlantedKind{"extra_collective",
+                                  &distributed::CollectiveLedger::take_planted_extra_call,
+                                  &distributed::CollectiveLedger::take_planted_failure}),
+    [](const ::testing::TestParamInfo<PlantedKind>& info) { return std::string(info.param.kind); });
 
 double seconds_of(const std::function<void()>& f) {
   const auto start = std::chrono::steady_clock::now();
