@@ -24,7 +24,8 @@ class OpAttributes {
   // The values of `name`, or `fallback` when the caller did not set it.
   std::vector<int64_t> get(const std::string& name, std::vector<int64_t> fallback) const {
     auto it = values_.find(name);
-    return it == values_.end() ? fallback : it->second;
+    if (it == values_.end()) return fallback;
+    return it->second;
   }
   const std::map<std::string, std::vector<int64_t>>& values() const { return values_; }
 

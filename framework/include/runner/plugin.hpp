@@ -134,6 +134,8 @@ struct PluginHeader {
 
 // The entry is a weak symbol: a plugin module holds one, and a program that links several
 // plugins' class libraries (a kind's test program) holds one of each and calls none.
+// `builder` names a parameter, which parentheses cannot enclose.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define RUNNER_PLUGIN(builder)                                                                    \
   static void runner_plugin_register(::runner::PluginBuilder& builder);                           \
   static const ::runner::PluginBuilder* runner_plugin_components() {                              \
@@ -151,3 +153,4 @@ struct PluginHeader {
     return &header;                                                                               \
   }                                                                                               \
   static void runner_plugin_register(::runner::PluginBuilder& builder)
+// NOLINTEND(bugprone-macro-parentheses)

@@ -3,6 +3,7 @@
 // shallow stack against a deep one; each layer is a stage where the model can be cut.
 #pragma once
 
+#include <torch/nn/modules/container/modulelist.h>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>

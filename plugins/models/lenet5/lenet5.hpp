@@ -3,6 +3,7 @@
 // is an op looked up by name, so an op plugin changes the model without touching it.
 #pragma once
 
+#include <torch/nn/modules/linear.h>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>

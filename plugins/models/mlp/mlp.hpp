@@ -2,6 +2,7 @@
 // activation op between them, then a linear layer to the classes.
 #pragma once
 
+#include <torch/nn/modules/container/sequential.h>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>

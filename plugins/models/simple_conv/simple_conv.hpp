@@ -2,6 +2,7 @@
 // max-pool, then two linear layers (the activation between them) to the classes.
 #pragma once
 
+#include <torch/nn/modules/container/sequential.h>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>

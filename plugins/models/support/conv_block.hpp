@@ -2,6 +2,7 @@
 // which `fused = true` turns into the op "fused_conv_relu", and a 2x2 pool, builtin or an op.
 #pragma once
 
+#include <torch/nn/modules/conv.h>
 #include <runner/model.hpp>
 #include <runner/op.hpp>
 

@@ -4,6 +4,7 @@
 // The default blocks are VGG-16's 13 convs.
 #pragma once
 
+#include <torch/nn/modules/container/modulelist.h>
 #include <runner/model.hpp>
 #include <runner/options.hpp>
 #include <runner/plugin.hpp>

@@ -31,7 +31,7 @@ TEST(ConvStack, DefaultTwoLayersMatchTheFormulas) {
   ConvStack model(ConvStackOptions{}, model_testing::context(ops, {1, 28, 28}));
   EXPECT_EQ(model.forward(torch::randn({3, 1, 28, 28})).sizes(), torch::IntArrayRef({3, 10}));
   EXPECT_EQ(model.parameter_count(), conv_parameters(1, 32, 3) + conv_parameters(32, 32, 3) +
-                                         linear_parameters(32 * 28 * 28, 10));
+                                         linear_parameters(int64_t{32} * 28 * 28, 10));
   double convs = 32.0 * 28 * 28 * (1 * 3 * 3) + 32.0 * 28 * 28 * (32 * 3 * 3);
   double linear = 32.0 * 28 * 28 * 10;
   EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 2 * (convs + linear));
@@ -43,7 +43,7 @@ TEST(ConvStack, TenLayersMatchTheFormulas) {
   EXPECT_EQ(model.forward(torch::randn({2, 3, 8, 8})).sizes(), torch::IntArrayRef({2, 5}));
   EXPECT_EQ(ops.relu->calls, 10);
   EXPECT_EQ(model.parameter_count(), conv_parameters(3, 4, 3) + 9 * conv_parameters(4, 4, 3) +
-                                         linear_parameters(4 * 8 * 8, 5));
+                                         linear_parameters(int64_t{4} * 8 * 8, 5));
   double convs = 4.0 * 8 * 8 * (3 * 3 * 3) + 9 * (4.0 * 8 * 8 * (4 * 3 * 3));
   double linear = 4.0 * 8 * 8 * 5;
   EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 2 * (convs + linear));
@@ -53,7 +53,8 @@ TEST(ConvStack, LargerKernelsKeepTheImageSize) {
   FakeOpLibrary ops;
   ConvStack model(stack(1, 2, 5), model_testing::context(ops, {1, 7, 6}));
   EXPECT_EQ(model.forward(torch::randn({2, 1, 7, 6})).sizes(), torch::IntArrayRef({2, 10}));
-  EXPECT_EQ(model.parameter_count(), conv_parameters(1, 2, 5) + linear_parameters(2 * 7 * 6, 10));
+  EXPECT_EQ(model.parameter_count(),
+            conv_parameters(1, 2, 5) + linear_parameters(int64_t{2} * 7 * 6, 10));
   EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(),
                    2 * (2.0 * 7 * 6 * (1 * 5 * 5) + 2.0 * 7 * 6 * 10));
 }
@@ -147,7 +148,7 @@ TEST(ConvStack, RegistersConvStackWithItsKeys) {
   std::shared_ptr<runner::Model> model =
       component.make_model(options, model_testing::context(ops, {1, 4, 4}));
   EXPECT_EQ(model->parameter_count(), conv_parameters(1, 2, 3) + 9 * conv_parameters(2, 2, 3) +
-                                          linear_parameters(2 * 4 * 4, 10));
+                                          linear_parameters(int64_t{2} * 4 * 4, 10));
 }
 
 }  // namespace

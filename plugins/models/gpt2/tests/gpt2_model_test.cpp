@@ -26,7 +26,7 @@ Gpt2Options shaped(int64_t hidden, int64_t heads, int64_t layers, int64_t seq_le
 }
 
 // The tiny preset for sequences of 16 tokens below 100, built after seeding.
-std::shared_ptr<Gpt2> tiny_model(const FakeOpLibrary& ops, Gpt2Options options = {}) {
+std::shared_ptr<Gpt2> tiny_model(const FakeOpLibrary& ops, const Gpt2Options& options = {}) {
   torch::manual_seed(11);
   return std::make_shared<Gpt2>(options, context(ops, token_data(100, 16)));
 }

@@ -57,7 +57,7 @@ TEST(LeNet5, OutputIsOneLogitPerClass) {
 
 TEST(LeNet5, ParameterCountMatchesTheArchitecture) {
   int64_t expected = conv_parameters(1, 6, 5) + conv_parameters(6, 16, 5) +
-                     linear_parameters(16 * 5 * 5, 120) + linear_parameters(120, 84) +
+                     linear_parameters(int64_t{16} * 5 * 5, 120) + linear_parameters(120, 84) +
                      linear_parameters(84, 10);
   ASSERT_EQ(expected, 61706);
   FakeOpLibrary ops;

@@ -43,8 +43,8 @@ TEST(LeNet5Variants, CifarOn3x32x32Flattens1024Features) {
   FakeOpLibrary ops;
   LeNet5 model(cifar(), model_testing::context(ops, {3, 32, 32}));
   EXPECT_EQ(model.forward(torch::randn({2, 3, 32, 32})).sizes(), torch::IntArrayRef({2, 10}));
-  int64_t expected =
-      conv_parameters(3, 6, 3) + conv_parameters(6, 16, 3) + classifier_parameters(16 * 8 * 8);
+  int64_t expected = conv_parameters(3, 6, 3) + conv_parameters(6, 16, 3) +
+                     classifier_parameters(int64_t{16} * 8 * 8);
   EXPECT_EQ(model.parameter_count(), expected);
   EXPECT_EQ(ops.fused_conv_relu->calls, 2);  // each conv with its relu
   EXPECT_EQ(ops.relu->calls, 2);             // after fc1 and fc2
@@ -65,7 +65,7 @@ TEST(LeNet5Variants, ClassicTakesColourImagesOfOtherSizes) {
   LeNet5 model(LeNet5Options{}, model_testing::context(ops, {3, 32, 32}, 5));
   EXPECT_EQ(model.forward(torch::randn({2, 3, 32, 32})).sizes(), torch::IntArrayRef({2, 5}));
   int64_t expected = conv_parameters(3, 6, 5) + conv_parameters(6, 16, 5) +
-                     linear_parameters(16 * 6 * 6, 120) + linear_parameters(120, 84) +
+                     linear_parameters(int64_t{16} * 6 * 6, 120) + linear_parameters(120, 84) +
                      linear_parameters(84, 5);
   EXPECT_EQ(model.parameter_count(), expected);
   double conv1 = 6.0 * 32 * 32 * (3 * 5 * 5);
@@ -82,7 +82,7 @@ TEST(LeNet5Variants, SmallestImagesFitAndSmallerOnesAreRefused) {
     EXPECT_EQ(model.forward(torch::randn({2, 1, smallest, smallest})).sizes(),
               torch::IntArrayRef({2, 10}));
     int64_t below = smallest - 1;
-    auto error = config_error_of([&] {
+    auto error = config_error_of([&, options = options] {
       LeNet5(options, model_testing::context(ops, {1, below, below}));
     });
     ASSERT_TRUE(error) << below;

@@ -41,7 +41,7 @@ TEST(Mlp, DefaultParameterCountAndFlopsMatchTheFormulas) {
 TEST(Mlp, EmptyHiddenListIsOneLinearLayer) {
   FakeOpLibrary ops;
   Mlp model(with_hidden({}), model_testing::context(ops, {3, 8, 8}));
-  EXPECT_EQ(model.parameter_count(), linear_parameters(3 * 8 * 8, 10));
+  EXPECT_EQ(model.parameter_count(), linear_parameters(int64_t{3} * 8 * 8, 10));
   EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 2.0 * 192 * 10);
   torch::Tensor images = torch::randn({2, 3, 8, 8});
   EXPECT_EQ(model.forward(images).sizes(), torch::IntArrayRef({2, 10}));

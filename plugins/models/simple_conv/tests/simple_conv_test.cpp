@@ -31,8 +31,9 @@ TEST(SimpleConv, OutputIsOneLogitPerClass) {
   EXPECT_EQ(grey.forward(torch::randn({3, 1, 28, 28})).sizes(), torch::IntArrayRef({3, 10}));
   SimpleConv odd_sides(small(), model_testing::context(ops, {3, 9, 7}, 5));
   EXPECT_EQ(odd_sides.forward(torch::randn({2, 3, 9, 7})).sizes(), torch::IntArrayRef({2, 5}));
-  EXPECT_EQ(odd_sides.parameter_count(),
-            conv_parameters(3, 4, 3) + linear_parameters(4 * 4 * 3, 8) + linear_parameters(8, 5));
+  EXPECT_EQ(odd_sides.parameter_count(), conv_parameters(3, 4, 3) +
+                                             linear_parameters(int64_t{4} * 4 * 3, 8) +
+                                             linear_parameters(8, 5));
 }
 
 TEST(SimpleConv, DefaultParameterCountAndFlopsMatchTheFormulas) {
@@ -50,8 +51,9 @@ TEST(SimpleConv, LargerKernelsKeepTheImageSize) {
   FakeOpLibrary ops;
   SimpleConv model(small(5), model_testing::context(ops, {3, 8, 8}));
   EXPECT_EQ(model.forward(torch::randn({2, 3, 8, 8})).sizes(), torch::IntArrayRef({2, 10}));
-  EXPECT_EQ(model.parameter_count(),
-            conv_parameters(3, 4, 5) + linear_parameters(4 * 4 * 4, 8) + linear_parameters(8, 10));
+  EXPECT_EQ(model.parameter_count(), conv_parameters(3, 4, 5) +
+                                         linear_parameters(int64_t{4} * 4 * 4, 8) +
+                                         linear_parameters(8, 10));
   double conv = 4.0 * 8 * 8 * (3 * 5 * 5);
   double linears = 64.0 * 8 + 8 * 10;
   EXPECT_DOUBLE_EQ(model.forward_flops_per_sample(), 2 * (conv + linears));
@@ -106,8 +108,9 @@ TEST(SimpleConv, RegistersSimpleConvWithItsKeys) {
   FakeOpLibrary ops;
   std::shared_ptr<runner::Model> model =
       component.make_model(options, model_testing::context(ops, {1, 4, 4}));
-  EXPECT_EQ(model->parameter_count(),
-            conv_parameters(1, 2, 3) + linear_parameters(2 * 2 * 2, 6) + linear_parameters(6, 10));
+  EXPECT_EQ(model->parameter_count(), conv_parameters(1, 2, 3) +
+                                          linear_parameters(int64_t{2} * 2 * 2, 6) +
+                                          linear_parameters(6, 10));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ VggOptions small() {
 
 int64_t small_parameters(bool batch_norm) {
   return conv_parameters(3, 4, batch_norm) + conv_parameters(4, 8, batch_norm) +
-         conv_parameters(8, 8, batch_norm) + linear_parameters(8 * 2 * 2, 16) +
+         conv_parameters(8, 8, batch_norm) + linear_parameters(int64_t{8} * 2 * 2, 16) +
          linear_parameters(16, 10);
 }
 
