@@ -58,22 +58,33 @@ void read_header(hid_t run_group, RunRecord& run) {
     header.environment[key] = read_string_attribute(environment.get(), key);
 }
 
-std::vector<RestartRecord> read_restarts(hid_t run_group) {
-  std::vector<RestartRecord> restarts;
-  if (!has_member(run_group, schema::kRestarts)) return restarts;
-  Handle group = open_group(run_group, schema::kRestarts);
-  for (const std::string& name : member_names(group.get())) {
-    Handle one = open_group(group.get(), name);
-    RestartRecord r;
-    r.attempt = read_int_attribute(one.get(), schema::kAttempt);
-    r.cause = read_string_attribute(one.get(), schema::kRestartCause);
-    r.resumed_from = read_string_attribute(one.get(), schema::kResumedFrom);
-    r.resumed_step = read_int_attribute(one.get(), schema::kResumedStep);
-    r.time_lost_s = read_double_attribute(one.get(), schema::kTimeLost);
-    r.failed_at = read_string_attribute(one.get(), schema::kFailedAt);
-    restarts.push_back(std::move(r));
+// The groups under `run_group`'s `name`, one per attempt, each read by `read_one`, in the
+// order of their attempts (the groups' names sort as text: "10" before "2").
+template <typename Record, typename ReadOne>
+std::vector<Record> read_attempt_groups(hid_t run_group, const char* name, ReadOne&& read_one) {
+  std::vector<Record> records;
+  if (!has_member(run_group, name)) return records;
+  Handle group = open_group(run_group, name);
+  for (const std::string& member : member_names(group.get())) {
+    Handle one = open_group(group.get(), member);
+    records.push_back(read_one(one.get()));
   }
-  return restarts;
+  std::sort(records.begin(), records.end(),
+            [](const Record& a, const Record& b) { return a.attempt < b.attempt; });
+  return records;
+}
+
+std::vector<RestartRecord> read_restarts(hid_t run_group) {
+  return read_attempt_groups<RestartRecord>(run_group, schema::kRestarts, [](hid_t one) {
+    RestartRecord r;
+    r.attempt = read_int_attribute(one, schema::kAttempt);
+    r.cause = read_string_attribute(one, schema::kRestartCause);
+    r.resumed_from = read_string_attribute(one, schema::kResumedFrom);
+    r.resumed_step = read_int_attribute(one, schema::kResumedStep);
+    r.time_lost_s = read_double_attribute(one, schema::kTimeLost);
+    r.failed_at = read_string_attribute(one, schema::kFailedAt);
+    return r;
+  });
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -89,20 +100,13 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::vector<HangReportRecord> read_hang_reports(hid_t run_group) {
-  std::vector<HangReportRecord> reports;
-  if (!has_member(run_group, schema::kHangReports)) return reports;
-  Handle group = open_group(run_group, schema::kHangReports);
-  for (const std::string& name : member_names(group.get())) {
-    Handle one = open_group(group.get(), name);
+  return read_attempt_groups<HangReportRecord>(run_group, schema::kHangReports, [](hid_t one) {
     HangReportRecord r;
-    r.attempt = read_int_attribute(one.get(), schema::kAttempt);
-    r.first_line = read_string_attribute(one.get(), schema::kFirstLine);
-    r.ranks = lines_of(read_string_attribute(one.get(), schema::kRankLines));
-    reports.push_back(std::move(r));
-  }
-  std::sort(reports.begin(), reports.end(),
-            [](const auto& a, const auto& b) { return a.attempt < b.attempt; });
-  return reports;
+    r.attempt = read_int_attribute(one, schema::kAttempt);
+    r.first_line = read_string_attribute(one, schema::kFirstLine);
+    r.ranks = lines_of(read_string_attribute(one, schema::kRankLines));
+    return r;
+  });
 }
 
 template <typename Record>

@@ -7,24 +7,20 @@
 #include <string>
 
 #include "distributed/collective_ledger.hpp"
+#include "ledger_calls.hpp"
 
 using ::testing::HasSubstr;
 
 namespace runner::distributed {
 namespace {
 
-CollectiveLedger::Call call_of(int group, const char* op, int64_t elements,
-                               const std::string* words = nullptr) {
-  return {group, op, "float", elements, elements * 4, words};
-}
-
 TEST(CollectiveLedger, NumbersEachGroupsCollectivesFromOne) {
   CollectiveLedger ledger(16);
   const int world = ledger.add_group("world", {0, 1, 2, 3});
   const int pair = ledger.add_group("world/subgroup/1", {1, 3});
-  ledger.issued(call_of(world, "all_reduce", 10));
-  ledger.issued(call_of(pair, "send", 5));
-  ledger.issued(call_of(world, "broadcast", 7));
+  ledger.issued(float_call(world, "all_reduce", 10));
+  ledger.issued(float_call(pair, "send", 5));
+  ledger.issued(float_call(world, "broadcast", 7));
   const auto entries = ledger.entries();
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[0].sequence, 1u);
@@ -34,16 +30,16 @@ TEST(CollectiveLedger, NumbersEachGroupsCollectivesFromOne) {
   EXPECT_EQ(ledger.group_name(entries[1].group), "world/subgroup/1");
   EXPECT_EQ(ledger.group_ranks(pair), (std::vector<int>{1, 3}));
   EXPECT_EQ(entries[0].bytes, 40);
-  EXPECT_STREQ(entries[0].dtype.data(), "float");
+  EXPECT_STREQ(entries[0].dtype.data(), "Float");
 }
 
 TEST(CollectiveLedger, EachEntryKeepsThePhaseAndStepItWasCalledIn) {
   CollectiveLedger ledger(8);
   const int world = ledger.add_group("world", {0, 1});
-  ledger.issued(call_of(world, "broadcast", 1));
+  ledger.issued(float_call(world, "broadcast", 1));
   ledger.enter(RunPhase::data_loading, 38);
   ledger.enter(RunPhase::backward);
-  ledger.issued(call_of(world, "all_reduce", 1));
+  ledger.issued(float_call(world, "all_reduce", 1));
   ledger.enter(RunPhase::evaluation, 39);
   const auto entries = ledger.entries();
   EXPECT_EQ(entries[0].phase, RunPhase::setup);
@@ -58,9 +54,9 @@ TEST(CollectiveLedger, EachEntryKeepsThePhaseAndStepItWasCalledIn) {
 TEST(CollectiveLedger, AnEntryGoesFromIssuedToCompletedOrFailedWithItsTimes) {
   CollectiveLedger ledger(8);
   const int world = ledger.add_group("world", {0, 1});
-  const CollectiveTicket ok = ledger.issued(call_of(world, "all_reduce", 1));
-  const CollectiveTicket bad = ledger.issued(call_of(world, "barrier", 0));
-  const CollectiveTicket open = ledger.issued(call_of(world, "all_gather", 2));
+  const CollectiveTicket ok = ledger.issued(float_call(world, "all_reduce", 1));
+  const CollectiveTicket bad = ledger.issued(float_call(world, "barrier", 0));
+  const CollectiveTicket open = ledger.issued(float_call(world, "all_gather", 2));
   ledger.ended(ok, true);
   ledger.ended(bad, false);
   CollectiveEntry e;
@@ -79,9 +75,9 @@ TEST(CollectiveLedger, TheCallersWordsAreKeptAndCutToFit) {
   const int world = ledger.add_group("world", {0, 1});
   const std::string words = "ddp bucket 3 of 7";
   const std::string long_words(200, 'x');
-  ledger.issued(call_of(world, "all_reduce", 1, &words));
-  ledger.issued(call_of(world, "all_reduce", 1, &long_words));
-  ledger.issued(call_of(world, "all_reduce", 1));
+  ledger.issued(float_call(world, "all_reduce", 1, &words));
+  ledger.issued(float_call(world, "all_reduce", 1, &long_words));
+  ledger.issued(float_call(world, "all_reduce", 1));
   const auto entries = ledger.entries();
   EXPECT_STREQ(entries[0].words.data(), "ddp bucket 3 of 7");
   EXPECT_EQ(std::string(entries[1].words.data()), std::string(entries[1].words.size() - 1, 'x'));
@@ -93,7 +89,7 @@ TEST(CollectiveLedger, TheRingKeepsTheNewestWithoutGrowing) {
   const int world = ledger.add_group("world", {0, 1});
   CollectiveTicket first;
   for (int i = 0; i < 12; ++i) {
-    const CollectiveTicket t = ledger.issued(call_of(world, "all_reduce", i));
+    const CollectiveTicket t = ledger.issued(float_call(world, "all_reduce", i));
     if (i == 0) first = t;
   }
   const auto entries = ledger.entries();
@@ -110,8 +106,8 @@ TEST(CollectiveLedger, TheRingKeepsTheNewestWithoutGrowing) {
 TEST(CollectiveLedger, WithNoRoomItStillNumbersButKeepsNothing) {
   CollectiveLedger ledger(0);
   const int world = ledger.add_group("world", {0, 1});
-  ledger.issued(call_of(world, "all_reduce", 1));
-  ledger.issued(call_of(world, "all_reduce", 1));
+  ledger.issued(float_call(world, "all_reduce", 1));
+  ledger.issued(float_call(world, "all_reduce", 1));
   EXPECT_TRUE(ledger.entries().empty());
   EXPECT_EQ(ledger.collectives(), 2u);
 }

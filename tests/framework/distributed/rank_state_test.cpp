@@ -6,16 +6,12 @@
 #include <string>
 
 #include "distributed/rank_state.hpp"
+#include "ledger_calls.hpp"
 
 using ::testing::HasSubstr;
 
 namespace runner::distributed {
 namespace {
-
-CollectiveLedger::Call float_call(int group, const char* op, int64_t elements,
-                                  const std::string* words = nullptr) {
-  return {group, op, "Float", elements, elements * 4, words};
-}
 
 TEST(RankState, CarriesThePhaseGroupsAndCollectivesOfTheLedger) {
   CollectiveLedger ledger(64);

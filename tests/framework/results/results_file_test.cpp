@@ -279,9 +279,10 @@ TEST(ResultsFile, EachRestartIsKeptInOrderBesideTheRun) {
   const std::string path = dir.file("r.h5");
   auto run = ResultsFile::open(path)->begin_run(sample_header("r1"));
   EXPECT_TRUE(read_runs(path).at(0).restarts.empty());
+  // Restarts 2 and 10: their groups' names sort as text the other way round.
   RestartRecord first{
-      1, "rank 1 was killed by signal 9 (SIGKILL)", "", 0, 12.5, "2026-01-02T03:04:05Z"};
-  RestartRecord second{2,
+      2, "rank 1 was killed by signal 9 (SIGKILL)", "", 0, 12.5, "2026-01-02T03:04:05Z"};
+  RestartRecord second{10,
                        "rank 0 failed: all_reduce #9 of world failed",
                        "ck/step-000000008",
                        8,
