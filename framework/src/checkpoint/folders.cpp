@@ -2,6 +2,7 @@
 #include "checkpoint/folders.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -88,6 +89,16 @@ void prune(const std::string& run_folder, int64_t keep) {
     const bool cut_short = folder.string() < complete.back() && !is_complete(folder);
     if (older_than_kept || cut_short) fs::remove_all(folder, ignored);
   }
+}
+
+std::chrono::system_clock::time_point committed_at(const std::string& checkpoint) {
+  struct stat manifest {};
+  const std::string path = checkpoint + "/" + kManifestFile;
+  if (checkpoint.empty() || ::stat(path.c_str(), &manifest) != 0) return {};
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(manifest.st_mtim.tv_sec) +
+          std::chrono::nanoseconds(manifest.st_mtim.tv_nsec)));
 }
 
 }  // namespace runner::checkpoint

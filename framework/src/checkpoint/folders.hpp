@@ -2,6 +2,7 @@
 // manifest.json and one rank-<r>.safetensors per rank.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ std::vector<std::string> step_folders(const std::string& run_folder);
 // there with its listed size), oldest first. A missing folder has none.
 std::vector<std::string> complete_checkpoints(const std::string& run_folder);
 std::optional<std::string> latest_complete(const std::string& run_folder);
+
+// When the checkpoint's manifest was committed; the epoch for "" or a folder without one.
+std::chrono::system_clock::time_point committed_at(const std::string& checkpoint);
 
 // Removes the checkpoints, complete or not, of steps after `global_step`: what a run that goes
 // on from `global_step` (or starts afresh, at 0) will write again.

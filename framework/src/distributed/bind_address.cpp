@@ -88,6 +88,24 @@ sockaddr_storage listen_address(const std::string& host, bool all_ranks_local) {
                  "set MASTER_ADDR to the address of rank 0's network interface");
 }
 
+bool is_address_of_this_machine(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return false;
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owned(found, freeaddrinfo);
+  for (const addrinfo* a = found; a; a = a->ai_next)
+    if (is_local(a->ai_addr)) return true;
+  return false;
+}
+
+void check_node_address(const std::string& address) {
+  if (!is_address_of_this_machine(address))
+    throw ConfigError("RUNNER_NODE_ADDR = \"" + address + "\" is no address of this machine",
+                      "set it to this node's own address, the one the other nodes reach it at");
+}
+
 ScopedBindAddress::ScopedBindAddress(const sockaddr_storage& address) { scoped_address = &address; }
 
 ScopedBindAddress::~ScopedBindAddress() { scoped_address = nullptr; }

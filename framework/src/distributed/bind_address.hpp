@@ -16,6 +16,14 @@ namespace runner::distributed {
 // Throws RunError naming the host.
 sockaddr_storage listen_address(const std::string& host, bool all_ranks_local);
 
+// Whether `host` resolves to an address of one of this machine's interfaces (any loopback
+// address counts): false when it does not resolve.
+bool is_address_of_this_machine(const std::string& host);
+
+// RUNNER_NODE_ADDR's value (ConnectSpec::node_address) checked: throws ConfigError naming it
+// when it is no address of this machine.
+void check_node_address(const std::string& address);
+
 class ScopedBindAddress {
  public:
   explicit ScopedBindAddress(const sockaddr_storage& address);

@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -73,6 +74,9 @@ class C10dCommunicator final : public Communicator {
     std::chrono::milliseconds timeout{300000};
     c10::intrusive_ptr<c10d::Store> store;  // the one the group met in, for sub-groups
     std::shared_ptr<WaitClock> waits;       // where waits add their time; may be nullptr
+    // NCCL: times a wait on the device's current stream, which wait() only orders after the
+    // collective (the host does not block there). Empty: the host's time in wait().
+    std::function<std::unique_ptr<StreamStall>(torch::Device)> stream_stall;
     std::shared_ptr<CollectiveLedger> ledger;
     GroupMaker make_subgroup;
     std::function<void()> close;  // before the group goes (NCCL's shutdown, which 2.x wants)
@@ -336,6 +340,8 @@ class C10dCommunicator final : public Communicator {
   }
   CollectiveTicket record(const char* op, const torch::Tensor& tensor, const std::string& words,
                           int group) {
+    if (tensor.defined() && tensor.is_cuda())
+      cuda_index_.store(tensor.device().index(), std::memory_order_relaxed);
     CollectiveLedger::Call call;
     call.group = group;
     call.op = op;
@@ -425,6 +431,12 @@ class C10dCommunicator final : public Communicator {
 
   void wait_for(CollectiveTicket ticket, const c10::intrusive_ptr<c10d::Work>& work) {
     const auto start = std::chrono::steady_clock::now();
+    const int cuda_index = cuda_index_.load(std::memory_order_relaxed);
+    std::unique_ptr<StreamStall> stall =
+        s_.waits && s_.stream_stall && cuda_index >= 0
+            ? s_.stream_stall(
+                  torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_index)))
+            : nullptr;
     try {
       work->wait(s_.timeout);
       if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
@@ -432,7 +444,13 @@ class C10dCommunicator final : public Communicator {
       fail(ticket, e);
     }
     s_.ledger->ended(ticket, true);
-    if (s_.waits) s_.waits->add(std::chrono::steady_clock::now() - start);
+    if (!s_.waits) return;
+    if (stall) {
+      stall->end();
+      s_.waits->add_later(std::move(stall));
+    } else {
+      s_.waits->add(std::chrono::steady_clock::now() - start);
+    }
   }
 
   // Bounded: a worker descheduled for longer only frees the buffers later.
@@ -444,6 +462,9 @@ class C10dCommunicator final : public Communicator {
 
   Setup s_;
   int ledger_group_ = 0;
+  // The GPU of the newest CUDA tensor given (-1: none yet): a barrier, which has no tensor,
+  // waits on its stream too.
+  std::atomic<int> cuda_index_{-1};
   std::mutex channels_mutex_;
   std::map<std::pair<int, int>, int> channels_;  // (from, to) in this group: its ledger group
   int subgroups_made_ = 0;

@@ -21,10 +21,11 @@ struct ConnectSpec {
   c10::intrusive_ptr<c10d::Store> beat_store;  // a second connection, same scope
   std::string store_address;                   // host:port, for messages
   bool loopback = false;                       // every rank on this machine
+  std::string node_address;  // what Gloo binds, the others reach this rank at; "": its choice
   int rank = 0, world_size = 1;
   std::chrono::milliseconds timeout{300000};
   // Where the rank's communicators add the time they waited; none when nullptr. NCCL's
-  // collectives run on the GPU's streams, so its waits do not block the host and add nothing.
+  // collectives run on the GPU's streams: their waits are timed there (wait_clock.hpp).
   std::shared_ptr<WaitClock> waits;
   // Where the rank's communicators record their collectives; connect_ranks() makes one of
   // kLedgerEntries when nullptr.

@@ -9,18 +9,23 @@
 #include <cstdlib>
 #include <utility>
 
+#include "distributed/bind_address.hpp"
 #include "distributed/c10d_communicator.hpp"
 
 namespace runner::distributed {
 namespace {
 
-// Gloo binds the address its device names: the loopback for a local launch (the hostname may
-// resolve to an address other machines use, or to none), GLOO_SOCKET_IFNAME when the user
-// names an interface, else the hostname's address.
-std::shared_ptr<gloo::transport::Device> gloo_device(bool loopback) {
+// Gloo binds the address its device names: GLOO_SOCKET_IFNAME's interface when the user names
+// one, else RUNNER_NODE_ADDR's address, else the loopback when every rank runs here (the
+// hostname may resolve to an address other machines use, or to none), else the hostname's.
+std::shared_ptr<gloo::transport::Device> gloo_device(const ConnectSpec& spec) {
   if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"))
     return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
-  if (loopback) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  if (!spec.node_address.empty()) {
+    check_node_address(spec.node_address);
+    return c10d::ProcessGroupGloo::createDeviceForHostname(spec.node_address);
+  }
+  if (spec.loopback) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
@@ -33,7 +38,7 @@ std::shared_ptr<Communicator> gloo_group(const ConnectSpec& spec,
                                          c10::intrusive_ptr<c10d::Store> store,
                                          const GroupPlace& place) {
   auto options = c10d::ProcessGroupGloo::Options::create(spec.timeout);
-  options->devices = {gloo_device(spec.loopback)};
+  options->devices = {gloo_device(spec)};
   using Gloo = C10dCommunicator<c10d::ProcessGroupGloo>;
   Gloo::Setup setup;
   setup.group =

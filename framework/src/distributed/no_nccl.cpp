@@ -1,4 +1,7 @@
 // A LibTorch without CUDA has no NCCL: backend_unavailable() says so before any rank starts.
+#include <stdexcept>
+#include <string>
+
 #include "distributed/nccl_group.hpp"
 #include "runner/errors.hpp"
 
@@ -11,6 +14,11 @@ bool nccl_built() { return false; }
 std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec&,
                                                      std::shared_ptr<RankHealth>) {
   throw RunSkipped("backend nccl needs LibTorch built with CUDA; this one is CPU-only");
+}
+
+std::unique_ptr<StreamStall> cuda_stream_stall(torch::Device device) {
+  throw std::invalid_argument("cannot time a wait on " + device.str() +
+                              ": this LibTorch is CPU-only");
 }
 
 }  // namespace runner::distributed

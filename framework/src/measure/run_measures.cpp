@@ -40,7 +40,7 @@ void record_gpu(const RunMeasures& m, results::EpochRecord& record) {
 }
 
 // The ranks' waits in collectives: their mean, and on several ranks their spread and the rank
-// that waited least, which the others waited for. NaN where not measured (NCCL).
+// that waited least, which the others waited for. NaN where not measured.
 void record_waits(const std::vector<double>& waits, results::EpochRecord& record) {
   record.communication_s = mean(waits);
   if (waits.size() < 2 || std::isnan(record.communication_s)) return;

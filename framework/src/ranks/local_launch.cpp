@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -225,17 +223,6 @@ std::optional<Failure> run_attempt(const LaunchContext& c, const RankSetup& setu
   return failure;
 }
 
-// When the newest complete checkpoint's manifest was committed; the epoch without one.
-std::chrono::system_clock::time_point committed_at(const std::string& checkpoint) {
-  struct stat manifest {};
-  const std::string path = checkpoint + "/" + checkpoint::kManifestFile;
-  if (checkpoint.empty() || ::stat(path.c_str(), &manifest) != 0) return {};
-  return std::chrono::system_clock::time_point(
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::seconds(manifest.st_mtim.tv_sec) +
-          std::chrono::nanoseconds(manifest.st_mtim.tv_nsec)));
-}
-
 // The next attempt after `failed` failed: from the run's newest complete checkpoint (or the
 // start), recorded in the run's group, whose series are cut back to what it holds.
 Attempt restart_after(const LaunchContext& c, const config::RunConfig& run,
@@ -244,7 +231,7 @@ Attempt restart_after(const LaunchContext& c, const config::RunConfig& run,
   const checkpoint::ResumeChoice point =
       checkpoint::restart_point(run, settings, c.recording.errors);
   const auto failed_at = std::chrono::system_clock::now();
-  const auto progress_kept = std::max(failed.began, committed_at(point.checkpoint));
+  const auto progress_kept = std::max(failed.began, checkpoint::committed_at(point.checkpoint));
   results::RestartRecord restart;
   restart.attempt = failed.number + 1;
   restart.cause = failure.message;
@@ -321,8 +308,8 @@ int run_launched_rank(const LaunchContext& c) {
                                experiment.file, experiment.runs.size()));
   const config::RunConfig& run = experiment.runs[static_cast<size_t>(env.run_index)];
   const RankSetup setup = rank_setup_of(run, env);
-  const ThisRank self{env.rank, env.local_rank, {env.master_addr, env.master_port},
-                      true,     "run",          env.attempt};
+  const ThisRank self{env.rank,    env.local_rank, {env.master_addr, env.master_port}, true, "run",
+                      env.attempt, env.node_addr};
   install_interrupt_handlers();
   std::unique_ptr<results::RunWriter> in_file = std::make_unique<record::NullWriter>();
   if (env.rank == 0)

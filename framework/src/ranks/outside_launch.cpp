@@ -7,13 +7,6 @@
 #include "interrupt/interrupt.hpp"
 
 namespace runner::ranks {
-namespace {
-
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-}
-
-}  // namespace
 
 record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankSetup& setup,
                                       size_t index, const record::RunStart& start,
@@ -22,9 +15,10 @@ record::RunOutcome OutsideLaunch::run(const config::RunConfig& run, const RankSe
   const ThisRank self{env.rank,
                       env.local_rank,
                       {env.master_addr, env.master_port},
-                      is_loopback(env.master_addr),
+                      is_loopback_host(env.master_addr),
                       "run" + std::to_string(index),
-                      env.attempt};
+                      env.attempt,
+                      env.node_addr};
   const std::string prefix = fmt::format("rank {}: ", env.rank);
   return record::record_run(
       c_.recording, run, env.rank == 0, setup.world_size, setup.local_world_size, prefix, start,
@@ -48,8 +42,10 @@ const c10::intrusive_ptr<c10d::Store>& OutsideLaunch::store(const RankSetup& set
     store_ = distributed::join_launcher_store(self.store, agent_prefix, setup.timeout);
   } else if (self.rank == 0) {
     int bound = 0;
-    store_ = distributed::serve_store(self.store, setup.timeout, bound,
-                                      setup.local_world_size == setup.world_size);
+    // Nodes on loopback addresses of their own share this machine (RUNNER_NODE_ADDR).
+    const bool all_ranks_local = setup.local_world_size == setup.world_size ||
+                                 (self.loopback && is_loopback_host(self.node_addr));
+    store_ = distributed::serve_store(self.store, setup.timeout, bound, all_ranks_local);
   } else {
     store_ = distributed::connect_store(self.store, setup.timeout);
   }

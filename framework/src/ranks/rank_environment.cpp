@@ -19,10 +19,6 @@ struct WorldNames {
   std::string rank, world, local_rank, local_world;
 };
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
-}
-
 void check_at_least_one(const EnvironmentReader& env, const std::string& name, int value) {
   if (value < 1) env.fail(name, std::to_string(value), "is below 1");
 }
@@ -66,7 +62,7 @@ RankEnvironment read_torchrun_variables(const EnvironmentReader& env, Launcher l
   std::optional<int> local_world = env.integer("LOCAL_WORLD_SIZE");
   // Without LOCAL_WORLD_SIZE, a loopback master means every rank is on this host.
   ranks.local_world_size =
-      local_world.value_or(is_loopback(ranks.master_addr) ? ranks.world_size : 1);
+      local_world.value_or(is_loopback_host(ranks.master_addr) ? ranks.world_size : 1);
   check_world(env,
               {"RANK", "WORLD_SIZE", "LOCAL_RANK",
                local_world ? "LOCAL_WORLD_SIZE" : "the default LOCAL_WORLD_SIZE"},
@@ -192,11 +188,21 @@ const char* launcher_name(Launcher launcher) {
   return "unknown";
 }
 
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
+}
+
 RankEnvironment read_rank_environment(const EnvironmentLookup& get) {
-  if (is_set(get, "RUNNER_RUN_INDEX")) return read_runner(get);
-  if (is_set(get, "RANK") || is_set(get, "WORLD_SIZE")) return read_torchrun(get);
-  if (is_set(get, "SLURM_PROCID") && is_set(get, "SLURM_NTASKS")) return read_slurm(get);
-  return {};
+  RankEnvironment ranks;
+  if (is_set(get, "RUNNER_RUN_INDEX"))
+    ranks = read_runner(get);
+  else if (is_set(get, "RANK") || is_set(get, "WORLD_SIZE"))
+    ranks = read_torchrun(get);
+  else if (is_set(get, "SLURM_PROCID") && is_set(get, "SLURM_NTASKS"))
+    ranks = read_slurm(get);
+  if (ranks.launcher != Launcher::none)
+    ranks.node_addr = EnvironmentReader(get, "this node's").text("RUNNER_NODE_ADDR").value_or("");
+  return ranks;
 }
 
 }  // namespace runner::ranks

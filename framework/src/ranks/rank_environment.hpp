@@ -30,7 +30,14 @@ struct RankEnvironment {
   // "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's own workers do. "" when rank 0
   // serves the store.
   std::string agent_store_prefix;
+  // RUNNER_NODE_ADDR, under any launcher: the address of this node that its ranks' Gloo groups
+  // bind and the other nodes reach them at ("" when unset: Gloo's own choice). Nodes that share
+  // one machine (a test of a multi-node launch) each take a loopback address of their own.
+  std::string node_addr;
 };
+
+// Whether `host` names this machine's loopback: "localhost", 127.x.y.z or ::1 (by its text).
+bool is_loopback_host(const std::string& host);
 
 // getenv by default; tests pass a map.
 using EnvironmentLookup = std::function<const char*(const char*)>;
@@ -49,6 +56,7 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 //             MASTER_ADDR, else the first host of
 //             SLURM_JOB_NODELIST (or SLURM_NODELIST); MASTER_PORT, else
 //             29500 + SLURM_JOB_ID % 1000, else 29500.
+// Under each of them, RUNNER_NODE_ADDR (see RankEnvironment::node_addr).
 // Throws ConfigError naming the variable and its value when one is malformed or out of range.
 RankEnvironment read_rank_environment(const EnvironmentLookup& get = ::getenv);
 

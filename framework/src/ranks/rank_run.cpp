@@ -27,10 +27,11 @@ distributed::RankConnection connect(const RankSetup& setup, const ThisRank& self
       distributed::run_scope(distributed::connect_store(self.store, setup.timeout), self.run_key);
   spec.store_address = distributed::address_text(self.store);
   spec.loopback = self.loopback;
+  spec.node_address = self.node_addr;
   spec.rank = self.rank;
   spec.world_size = setup.world_size;
   spec.timeout = setup.timeout;
-  if (setup.backend != "nccl") spec.waits = std::make_shared<distributed::WaitClock>();
+  spec.waits = std::make_shared<distributed::WaitClock>();
   spec.ledger = std::make_shared<distributed::CollectiveLedger>(
       static_cast<size_t>(train.collective_ledger_entries));
   spec.stall_timeout = std::chrono::seconds(train.stall_timeout_s);

@@ -18,6 +18,7 @@ struct ThisRank {
   bool loopback = false;            // every rank on this machine
   std::string run_key;              // the run's keys in the store
   int attempt = 0;                  // starts of the run's ranks before this one
+  std::string node_addr;            // RUNNER_NODE_ADDR: what Gloo binds ("" when unset)
 };
 
 results::Summary train_as_rank(const config::RunConfig& run, const plugin_host::Registry& registry,

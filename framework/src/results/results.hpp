@@ -59,8 +59,8 @@ struct EpochRecord {
   // say. Absent in files before runner 0.3.0.
   double bubble_fraction = 0;
   // The time the ranks waited for their collectives to finish, the mean over the ranks: 0 on
-  // one rank, NaN where not measured (NCCL, whose waits do not block the host) and in files
-  // older than this column.
+  // one rank; NaN in files older than this column and in NCCL runs from before their waits
+  // were timed.
   double communication_s = std::numeric_limits<double>::quiet_NaN();
   // The same waits' spread over the ranks: the most and the least one rank waited, and the rank
   // that waited least (the one the others waited for: a straggler). NaN on one rank, where not

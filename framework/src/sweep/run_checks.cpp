@@ -1,13 +1,16 @@
-// A run's checks before a sweep starts: local ranks per core, the batch, techniques, the plan.
+// A run's checks before a sweep starts: local ranks per core, the node's address, the batch,
+// techniques, the plan.
 #include "sweep/run_checks.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "config/experiment.hpp"
+#include "distributed/bind_address.hpp"
 #include "runner/errors.hpp"
 #include "train/fault_injection.hpp"
 #include "train/technique_checks.hpp"
@@ -54,6 +57,12 @@ void check_fault_attempt(const config::RunConfig& run, const ranks::RankSetup& s
                     "raise train.max_restarts (--max-restarts) or lower fault.attempt");
 }
 
+// RUNNER_NODE_ADDR, which the ranks' Gloo groups bind, before any rank starts.
+void check_node_address(const ranks::RankSetup& setup) {
+  const char* address = std::getenv("RUNNER_NODE_ADDR");
+  if (setup.distributed && address && *address) distributed::check_node_address(address);
+}
+
 // A rank waiting in a collective is left to the collective's timeout; a stall timeout below it
 // would give up on ranks that only wait for a slower one.
 void check_stall_timeout(const config::RunConfig& run, const ranks::RankSetup& setup) {
@@ -72,6 +81,7 @@ void check_stall_timeout(const config::RunConfig& run, const ranks::RankSetup& s
 void check_run(const config::RunConfig& run, const ranks::RankSetup& setup,
                const std::optional<plan::RunEstimate>& estimate) {
   check_local_world(setup);
+  check_node_address(setup);
   check_fault_attempt(run, setup);
   check_stall_timeout(run, setup);
   train::check_batch_divides(run, setup.world_size);

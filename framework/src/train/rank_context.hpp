@@ -15,7 +15,7 @@ struct RankContext {
   int local_rank = 0;
   int local_world_size = 1;
   int attempt = 0;  // starts of the run's ranks before this one, after failures
-  // The time this rank waited in its collectives; nullptr where not measured (NCCL).
+  // The time this rank waited in its collectives; nullptr where not measured.
   std::shared_ptr<const distributed::WaitClock> waits;
   // The rank's collectives and what it is doing; one rank alone keeps no entries.
   std::shared_ptr<distributed::CollectiveLedger> ledger =

@@ -243,6 +243,16 @@ TEST(Distributed, AWorldLargerThanTheMachineIsAConfigError) {
       << out.err;
 }
 
+TEST(Distributed, ANodeAddressOfAnotherMachineIsRefusedBeforeAnyRankStarts) {
+  const std::string dir = scratch_dir("node_address_elsewhere");
+  // 192.0.2.0/24 is for documentation only (RFC 5737): no machine has it.
+  Output out = run_runner(blobs_ddp(dir, "world_size = 2\n"), "RUNNER_NODE_ADDR=192.0.2.1");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_THAT(out.err, HasSubstr("RUNNER_NODE_ADDR = \"192.0.2.1\" is no address of this machine"))
+      << out.err;
+  EXPECT_THAT(out.out, Not(HasSubstr("ranks on this machine"))) << out.out;
+}
+
 TEST(Distributed, AGlobalBatchThatDoesNotDivideIsRefusedBeforeAnyRankStarts) {
   const std::string dir = scratch_dir("batch_not_dividing");
   Output out = run_runner(blobs_ddp(dir, "world_size = 2\n") + " --set train.batch_size=33");

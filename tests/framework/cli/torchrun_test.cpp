@@ -1,8 +1,9 @@
 // The real torchrun (Debian's python3-torch: `python3 -m torch.distributed.run`, LibTorch 1.13's
 // flags with underscores, which torchrun 2.x also takes) launching runner ranks: static
 // rendezvous, whose agent serves the store on MASTER_PORT itself; c10d rendezvous, where rank 0
-// serves it; and two nodes on one machine (two launchers, node ranks 0 and 1, loopback). Each
-// run must follow the same run launched by runner itself (--nproc 2) step for step.
+// serves it: each must follow the same run launched by runner itself (--nproc 2) step for
+// step. And two nodes on one machine (two launchers, node ranks 0 and 1, on 127.0.0.2 and
+// 127.0.0.3), which must follow 4 ranks of one node.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -121,16 +122,33 @@ TEST(Torchrun, C10dRendezvousRanksServeTheirOwnStore) {
   expect_follows_local_launch(dir, codes);
 }
 
-TEST(Torchrun, TwoNodesOnOneMachineTrainOneRun) {
+// Two nodes of two ranks each on one machine, each node on a loopback address of its own
+// (RUNNER_NODE_ADDR, which their ranks' Gloo binds), the rendezvous on the first: the same
+// losses as 4 ranks of one node.
+TEST(Torchrun, TwoNodesOnTheirOwnLoopbackAddressesTrainAsFourLocalRanks) {
   if (const std::string why = torchrun_missing(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = scratch_dir("torchrun_two_nodes");
   const std::string port = std::to_string(free_port());
   std::vector<std::string> nodes;
   for (const char* node : {"0", "1"})
-    nodes.push_back(torchrun(std::string("--nnodes 2 --nproc_per_node 1 --node_rank ") + node +
-                             " --master_addr 127.0.0.1 --master_port " + port) +
+    nodes.push_back(std::string("RUNNER_NODE_ADDR=127.0.0.") + (node[0] == '0' ? "2 " : "3 ") +
+                    torchrun(std::string("--nnodes 2 --nproc_per_node 2 --node_rank ") + node +
+                             " --master_addr 127.0.0.2 --master_port " + port) +
                     " " + experiment(dir));
-  expect_follows_local_launch(dir, run_together(nodes, dir));
+  const std::vector<int> codes = run_together(nodes, dir);
+  for (size_t i = 0; i < codes.size(); ++i)
+    EXPECT_EQ(codes[i], 0) << read_file(dir + "/out" + std::to_string(i));
+  const std::vector<double> two_nodes = step_losses(dir + "/r.h5");
+  ASSERT_FALSE(two_nodes.empty());
+
+  const std::string one_node = scratch_dir("torchrun_four_local_ranks");
+  const std::vector<int> one_node_codes = run_together(
+      {torchrun("--nnodes 1 --nproc_per_node 4 --master_addr 127.0.0.1 --master_port " +
+                std::to_string(free_port())) +
+       " " + experiment(one_node)},
+      one_node);
+  ASSERT_EQ(one_node_codes[0], 0) << read_file(one_node + "/out0");
+  EXPECT_EQ(two_nodes, step_losses(one_node + "/r.h5"));
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include "distributed/connect.hpp"
 #include "distributed/nccl_group.hpp"
 #include "distributed/peer_failure.hpp"
+#include "proc_net_tcp.hpp"
+#include "runner/errors.hpp"
 
 using ::testing::HasSubstr;
 
@@ -117,6 +119,52 @@ TEST(Communicator, BackendsSayWhyTheyCannotRunHere) {
   auto why = distributed::backend_unavailable("nccl", 2);
   ASSERT_TRUE(why.has_value());
   EXPECT_THAT(*why, HasSubstr("backend nccl needs")) << *why;
+}
+
+// RUNNER_NODE_ADDR: the ranks' Gloo binds the node's address (127.0.0.7: no other test's).
+TEST(Communicator, GlooBindsTheNodesAddress) {
+  on_ranks(
+      2,
+      [](int, RankConnection& c) {
+        auto t = torch::ones({4});
+        c.communicator->all_reduce_sum({t});
+        EXPECT_GT(sockets_bound_to("0700007F"), 0);
+        c.communicator->barrier();
+      },
+      std::chrono::seconds(30),
+      [](distributed::ConnectSpec& spec) { spec.node_address = "127.0.0.7"; });
+}
+
+TEST(Communicator, ANodeAddressOfAnotherMachineIsNamed) {
+  try {
+    on_ranks(
+        2, [](int, RankConnection&) { FAIL() << "connected"; }, std::chrono::seconds(5),
+        [](distributed::ConnectSpec& spec) { spec.node_address = "192.0.2.1"; });
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "RUNNER_NODE_ADDR = \"192.0.2.1\" is no address of this machine");
+  }
+}
+
+// NCCL's wait() only makes the GPU's stream wait for the collective: the wait is timed on that
+// stream and counted when the clock is read.
+TEST(Communicator, NcclWaitsAreTimedOnTheGpusStream) {
+  if (!distributed::nccl_built() || !torch::cuda::is_available())
+    GTEST_SKIP() << "needs NCCL and a CUDA device";
+  auto clock = std::make_shared<distributed::WaitClock>();
+  on_ranks(
+      1,
+      [](int, RankConnection& c) {
+        auto t = torch::ones({1 << 26}, torch::Device(torch::kCUDA, 0));  // 256 MB
+        c.communicator->all_reduce_sum({t});
+        EXPECT_TRUE(torch::equal(t.cpu(), torch::ones({1 << 26})));
+      },
+      std::chrono::seconds(60),
+      [&clock](distributed::ConnectSpec& spec) {
+        spec.backend = "nccl";
+        spec.waits = clock;
+      });
+  EXPECT_GT(clock->seconds(), 0.0);
 }
 
 }  // namespace

@@ -2,16 +2,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "distributed/bind_address.hpp"
 #include "distributed/store.hpp"
+#include "proc_net_tcp.hpp"
 #include "runner/errors.hpp"
 
 using ::testing::HasSubstr;
 
 namespace runner::distributed {
 namespace {
+
+using testing::listening_addresses;
 
 using std::chrono::milliseconds;
 
@@ -31,28 +32,6 @@ TEST(Store, ServerOnPortZeroTakesAFreePortThatClientsReach) {
   auto client = connect_store({"127.0.0.1", port}, milliseconds(5000));
   client->set("k", std::vector<uint8_t>{1, 2});
   EXPECT_EQ(server->get("k"), (std::vector<uint8_t>{1, 2}));
-}
-
-// The local addresses ("0100007F" is 127.0.0.1) of the sockets listening on `port`, from
-// the kernel's table of IPv4 and IPv6 TCP sockets.
-std::vector<std::string> listening_addresses(int port) {
-  char hex_port[8];
-  std::snprintf(hex_port, sizeof hex_port, "%04X", port);
-  std::vector<std::string> addresses;
-  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(table);
-    std::string line;
-    std::getline(in, line);  // the column names
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string slot, local, remote, state;
-      fields >> slot >> local >> remote >> state;
-      const size_t colon = local.find(':');
-      if (state == "0A" && local.substr(colon + 1) == hex_port)
-        addresses.push_back(local.substr(0, colon));
-    }
-  }
-  return addresses;
 }
 
 // 127.0.0.1 itself, or as an IPv4-mapped IPv6 address (::ffff:127.0.0.1).
@@ -79,6 +58,14 @@ TEST(Store, AStoreForOtherMachinesIsNeverOnLoopback) {
                 serve_store({"no-such-host.invalid", 0}, milliseconds(5000), port, false);
               }),
               HasSubstr("does not resolve"));
+}
+
+TEST(Store, AddressesOfThisMachineAreKnown) {
+  for (const char* here : {"localhost", "127.0.0.1", "127.0.0.3"})
+    EXPECT_TRUE(is_address_of_this_machine(here)) << here;
+  // 192.0.2.0/24 is for documentation only (RFC 5737): no machine has it.
+  for (const char* elsewhere : {"192.0.2.1", "no-such-host.invalid", ""})
+    EXPECT_FALSE(is_address_of_this_machine(elsewhere)) << elsewhere;
 }
 
 TEST(Store, APortInUseIsNamed) {

@@ -209,6 +209,25 @@ TEST(RankEnvironment, RunnerComesBeforeTorchrunBeforeSlurm) {
   EXPECT_EQ(read(slurm()).launcher, Launcher::slurm);
 }
 
+TEST(RankEnvironment, EachLauncherReadsTheNodesAddress) {
+  const Variables node = {{"RUNNER_NODE_ADDR", "127.0.0.3"}};
+  for (const Variables& launch :
+       {with(torchrun(), {{"RUNNER_RUN_INDEX", "0"}}), torchrun(), slurm()}) {
+    EXPECT_EQ(read(with(launch, node)).node_addr, "127.0.0.3");
+    EXPECT_EQ(read(launch).node_addr, "");
+    EXPECT_EQ(read(with(launch, {{"RUNNER_NODE_ADDR", ""}})).node_addr, "");
+  }
+  EXPECT_EQ(read(node).launcher, Launcher::none);  // one rank: nothing binds it
+  EXPECT_EQ(read(node).node_addr, "");
+}
+
+TEST(RankEnvironment, LoopbackHostsAreKnownByTheirText) {
+  for (const char* loopback : {"localhost", "127.0.0.1", "127.0.0.3", "::1", "[::1]"})
+    EXPECT_TRUE(is_loopback_host(loopback)) << loopback;
+  for (const char* other : {"node7", "10.0.0.1", "128.0.0.1", "", "::2"})
+    EXPECT_FALSE(is_loopback_host(other)) << other;
+}
+
 TEST(RankEnvironment, ReadsSlurmVariables) {
   RankEnvironment ranks = read(slurm());
   EXPECT_EQ(ranks.launcher, Launcher::slurm);
