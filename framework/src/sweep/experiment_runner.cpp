@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "results/read_runs.hpp"
 #include "sweep/experiment_exit.hpp"
 #include "sweep/interrupt_hint.hpp"
+#include "sweep/launcher_restart.hpp"
 #include "sweep/run_checks.hpp"
 
 namespace runner::sweep {
@@ -139,6 +141,24 @@ void check_output_folders(const config::Experiment& experiment, const std::strin
   }
 }
 
+// A run the launcher started again, recorded as its restart by the writer: its earlier
+// attempt's record (read before this attempt began) gives the cause and the time lost.
+void record_launcher_restart(const SweepContext& c, const checkpoint::ResumeChoice& resume,
+                             const std::vector<results::RunRecord>& earlier_runs) {
+  const auto failed =
+      std::find_if(earlier_runs.begin(), earlier_runs.end(),
+                   [&](const results::RunRecord& run) { return run.group == resume.group; });
+  if (failed == earlier_runs.end()) return;
+  const ranks::RankEnvironment& env = c.launch.environment;
+  const results::RestartRecord restart = launcher_restart(*failed, env.attempt, resume);
+  results::ResultsFile::open(c.recording.results_path)
+      ->resume_run(resume.group)
+      ->record_restart(restart);
+  c.recording.console.line(fmt::format("  {} restart {} after: {}; {:.0f} s of training lost",
+                                       ranks::launcher_name(env.launcher), restart.attempt,
+                                       restart.cause, restart.time_lost_s));
+}
+
 // torchrun's --max-restarts and Slurm's requeue start the ranks again: each unfinished run
 // goes on from its newest complete checkpoint as under --resume, and one with none starts over.
 SweepLaunch restarted_by_the_launcher(const SweepLaunch& given, record::Console& console) {
@@ -223,6 +243,8 @@ int run_experiment(const config::Experiment& experiment, const plugin_host::Regi
       ++completed;
       continue;
     }
+    if (writes && launch.restarted && resume.action == checkpoint::ResumeChoice::Action::go_on)
+      record_launcher_restart(c, resume, earlier_runs);
     if (!resume.checkpoint.empty())
       console.line("  resuming from " + resume.checkpoint);
     else if (resume.action == checkpoint::ResumeChoice::Action::go_on)

@@ -224,6 +224,11 @@ TEST(Restarts, RanksTorchrunStartsAgainGoOnFromTheNewestCheckpoint) {
   const auto run = only_run(dir + "/killed.h5");
   EXPECT_EQ(run.status, results::Status::completed);
   expect_same_losses(run, only_run(dir + "/plain.h5"));
+  ASSERT_EQ(run.restarts.size(), 1u);  // kept as a local launch keeps its own
+  EXPECT_EQ(run.restarts[0].attempt, 1);
+  EXPECT_THAT(run.restarts[0].cause, HasSubstr("rank 1")) << run.restarts[0].cause;
+  EXPECT_EQ(run.restarts[0].resumed_step, 8);
+  EXPECT_THAT(out, HasSubstr("  torchrun restart 1 after: " + run.restarts[0].cause)) << out;
 }
 
 TEST(Restarts, AConfigurationErrorIsNotRestarted) {
