@@ -64,8 +64,8 @@ class OptionFields {
   }
 
   OptionFields& text(const std::string& name, std::string T::*member, const std::string& doc,
-                     std::vector<std::string> choices = {}) {
-    schema_.text(name, initial(member), doc, std::move(choices));
+                     const std::vector<std::string>& choices = {}) {
+    schema_.text(name, initial(member), doc, choices);
     return bind(name, [member](T& out, const Options& options, const std::string& key) {
       out.*member = options.get_string(key);
     });
@@ -90,8 +90,8 @@ class OptionFields {
   }
 
   OptionFields& texts(const std::string& name, std::vector<std::string> T::*member,
-                      const std::string& doc, std::vector<std::string> choices = {}) {
-    schema_.texts(name, initial(member), doc, std::move(choices));
+                      const std::string& doc, const std::vector<std::string>& choices = {}) {
+    schema_.texts(name, initial(member), doc, choices);
     return bind(name, [member](T& out, const Options& options, const std::string& key) {
       out.*member = options.get_strings(key);
     });

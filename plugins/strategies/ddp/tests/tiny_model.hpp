@@ -6,6 +6,7 @@
 #include <runner/runner.hpp>
 
 #include <mutex>
+#include <utility>
 
 namespace runner::testing {
 
@@ -31,7 +32,8 @@ class TinyModel : public Model {
 
 inline OptimizerFactory sgd(double lr) {
   return [lr](std::vector<torch::Tensor> params) -> std::unique_ptr<torch::optim::Optimizer> {
-    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr).momentum(0.9));
+    return std::make_unique<torch::optim::SGD>(std::move(params),
+                                               torch::optim::SGDOptions(lr).momentum(0.9));
   };
 }
 
