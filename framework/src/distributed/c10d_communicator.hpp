@@ -331,10 +331,11 @@ class C10dCommunicator final : public Communicator {
 
   // An all-reduce the other members do not call, one element longer than `tensor` (of its type,
   // on its device) so that it differs from their call even where it is also an all-reduce.
+  // Before a barrier, one float on the group's device (NCCL reduces only on a GPU).
   void call_extra(const std::string& why, const torch::Tensor& tensor) {
-    const torch::Tensor extra = tensor.defined()
-                                    ? torch::zeros({tensor.numel() + 1}, tensor.options())
-                                    : torch::zeros({1}, torch::kFloat);
+    const torch::Tensor extra =
+        tensor.defined() ? torch::zeros({tensor.numel() + 1}, tensor.options())
+                         : torch::zeros({1}, torch::TensorOptions().device(newest_device()));
     describe_next_on_this_thread(why);
     all_reduce_sum({extra});
   }
@@ -431,12 +432,9 @@ class C10dCommunicator final : public Communicator {
 
   void wait_for(CollectiveTicket ticket, const c10::intrusive_ptr<c10d::Work>& work) {
     const auto start = std::chrono::steady_clock::now();
-    const int cuda_index = cuda_index_.load(std::memory_order_relaxed);
+    const torch::Device device = newest_device();
     std::unique_ptr<StreamStall> stall =
-        s_.waits && s_.stream_stall && cuda_index >= 0
-            ? s_.stream_stall(
-                  torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_index)))
-            : nullptr;
+        s_.waits && s_.stream_stall && device.is_cuda() ? s_.stream_stall(device) : nullptr;
     try {
       work->wait(s_.timeout);
       if (s_.traits.worker_holds_finished_work) wait_until_only_held_here(work);
@@ -453,6 +451,14 @@ class C10dCommunicator final : public Communicator {
     }
   }
 
+  // The GPU of the newest CUDA tensor this group was given, else the CPU: where a call without a
+  // tensor of its own (a barrier) runs.
+  torch::Device newest_device() const {
+    const int index = cuda_index_.load(std::memory_order_relaxed);
+    if (index < 0) return torch::Device(torch::kCPU);
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+
   // Bounded: a worker descheduled for longer only frees the buffers later.
   static void wait_until_only_held_here(const c10::intrusive_ptr<c10d::Work>& work) {
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -462,9 +468,7 @@ class C10dCommunicator final : public Communicator {
 
   Setup s_;
   int ledger_group_ = 0;
-  // The GPU of the newest CUDA tensor given (-1: none yet): a barrier, which has no tensor,
-  // waits on its stream too.
-  std::atomic<int> cuda_index_{-1};
+  std::atomic<int> cuda_index_{-1};  // newest_device()'s GPU; -1: none yet
   std::mutex channels_mutex_;
   std::map<std::pair<int, int>, int> channels_;  // (from, to) in this group: its ledger group
   int subgroups_made_ = 0;
