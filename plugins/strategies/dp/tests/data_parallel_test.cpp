@@ -189,7 +189,7 @@ TEST(DataParallel, TheLearningRateCanChangeBetweenSteps) {
 }
 
 // The saved values of every piece a strategy saves, by name.
-std::map<std::string, torch::Tensor> saved_values(std::vector<StatePiece> pieces) {
+std::map<std::string, torch::Tensor> saved_values(const std::vector<StatePiece>& pieces) {
   std::map<std::string, torch::Tensor> values;
   for (const auto& piece : pieces)
     if (piece.saved) values[piece.name] = piece.values.detach().clone();

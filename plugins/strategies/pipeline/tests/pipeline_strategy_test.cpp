@@ -197,7 +197,7 @@ TEST(Pipeline, ZeroStageOneKeepsHalfTheStateOnEachOfTwoPipelines) {
     StrategyContext context;
     context.model = model;
     int64_t stepped = 0;
-    context.make_optimizer = [&stepped](std::vector<torch::Tensor> params) {
+    context.make_optimizer = [&stepped](const std::vector<torch::Tensor>& params) {
       for (const auto& p : params) stepped += p.numel();
       return adam(params);
     };

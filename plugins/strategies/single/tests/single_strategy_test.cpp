@@ -20,7 +20,7 @@ class Scale : public Model {
 
 StrategyContext context(std::shared_ptr<Scale> model) {
   StrategyContext c;
-  c.model = model;
+  c.model = std::move(model);
   c.make_optimizer = [](std::vector<torch::Tensor> params) {
     return std::make_unique<torch::optim::SGD>(std::move(params), torch::optim::SGDOptions(0.1));
   };

@@ -24,7 +24,7 @@ TEST(ShardedUnit, EachRankOwnsAnEqualPartOfThePaddedParameters) {
     ShardedUnit unit(three_parameters(), c.communicator, ZeroStage::optimizer_state);
     EXPECT_EQ(unit.part_numel(), 4);
     torch::Tensor expected = torch::cat({torch::arange(10, torch::kFloat), torch::zeros({2})});
-    EXPECT_TRUE(torch::equal(unit.master(), expected.narrow(0, 4 * rank, 4)));
+    EXPECT_TRUE(torch::equal(unit.master(), expected.narrow(0, int64_t{4} * rank, 4)));
     EXPECT_TRUE(unit.master().is_leaf());
     c.communicator->barrier();  // no rank leaves while another still connects
   });
@@ -63,7 +63,7 @@ TEST(ShardedUnit, GradientsBecomeThePartOfTheirMeanOverTheRanks) {
     unit.finish_reduction();
     // (2 + 4) / 2 = 3 on the 10 elements, 5 per rank.
     torch::Tensor mean = torch::full({10}, 3.0);
-    EXPECT_TRUE(torch::equal(unit.master().grad(), mean.narrow(0, 5 * rank, 5)));
+    EXPECT_TRUE(torch::equal(unit.master().grad(), mean.narrow(0, int64_t{5} * rank, 5)));
   });
 }
 

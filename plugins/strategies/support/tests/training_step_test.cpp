@@ -19,7 +19,7 @@ struct Trained {
   std::vector<torch::Tensor> predictions;
 };
 
-Batch to_device(Batch batch, torch::Device device) {
+Batch to_device(const Batch& batch, torch::Device device) {
   return {batch.inputs.to(device), batch.targets.to(device)};
 }
 
