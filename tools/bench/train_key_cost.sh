@@ -7,6 +7,9 @@
 #   tools/bench/train_key_cost.sh KEY A B [path/to/runner] [rounds]
 #   tools/bench/train_key_cost.sh collective_ledger 4096 0
 #   tools/bench/train_key_cost.sh check_collectives true false
+# TRAIN_SIZE (default 60000, the whole of Fashion-MNIST's training set): the samples of each
+# run's one epoch; a run of a few seconds is too short to read a 1% difference on a noisy
+# machine.
 set -euo pipefail
 if (($# < 3)); then
   echo "usage: $0 KEY A B [path/to/runner] [rounds]" >&2
@@ -15,6 +18,7 @@ fi
 key=$1 a=$2 b=$3
 runner=${4:-build/bin/runner}
 rounds=${5:-5}
+train_size=${TRAIN_SIZE:-60000}
 fashion=/usr/share/datasets/fashion-mnist
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,7 +34,7 @@ results = "$work/cost.h5"
 [dataset]
 name = "mnist"
 data_dir = "$fashion"
-train_size = 19200
+train_size = $train_size
 test_size = 500
 [model]
 name = "lenet5"
