@@ -4,6 +4,7 @@
 #include <runner/errors.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace model_support {
 
@@ -57,7 +58,8 @@ namespace {
 
 class StageLayer : public runner::Layer {
  public:
-  explicit StageLayer(torch::nn::Sequential stage) : stage_(register_module("stage", stage)) {}
+  explicit StageLayer(torch::nn::Sequential stage)
+      : stage_(register_module("stage", std::move(stage))) {}
   torch::Tensor forward(const torch::Tensor& x) override { return stage_->forward(x); }
 
  private:

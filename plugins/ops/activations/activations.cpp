@@ -11,7 +11,7 @@ namespace {
 const char* const kVersion = "1.0.0";
 
 void add_fixed(runner::PluginBuilder& plugin, const char* name, const char* description,
-               UnaryOp::Function function) {
+               const UnaryOp::Function& function) {
   plugin.add_op(name, kVersion, description, runner::Schema{},
                 [function](const runner::Options&) { return std::make_shared<UnaryOp>(function); });
 }

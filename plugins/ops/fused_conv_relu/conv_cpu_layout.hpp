@@ -22,29 +22,29 @@ using Vec = at::vec::Vectorized<T>;
 // Register tiles: kRows output channels x up to kVectors vectors of output pixels for the
 // convolution, kDotRows x kDotCols accumulators for grad_weight.
 #if defined(CPU_CAPABILITY_AVX512)
-constexpr int kRows = 8;
-constexpr int kVectors = 3;
-constexpr int kDotRows = 4;
-constexpr int kDotCols = 6;
+inline constexpr int kRows = 8;
+inline constexpr int kVectors = 3;
+inline constexpr int kDotRows = 4;
+inline constexpr int kDotCols = 6;
 #elif defined(CPU_CAPABILITY_AVX2)
-constexpr int kRows = 4;
-constexpr int kVectors = 3;
-constexpr int kDotRows = 3;
-constexpr int kDotCols = 4;
+inline constexpr int kRows = 4;
+inline constexpr int kVectors = 3;
+inline constexpr int kDotRows = 3;
+inline constexpr int kDotCols = 4;
 #else
-constexpr int kRows = 4;
-constexpr int kVectors = 2;
-constexpr int kDotRows = 2;
-constexpr int kDotCols = 4;
+inline constexpr int kRows = 4;
+inline constexpr int kVectors = 2;
+inline constexpr int kDotRows = 2;
+inline constexpr int kDotCols = 4;
 #endif
 
 // Loops over a register tile must unroll completely, or its accumulators live in memory.
 #define TILE_UNROLL _Pragma("GCC unroll 32")
 
-constexpr int64_t kAlign = 16;  // scratch regions start at multiples of 16 elements
+inline constexpr int64_t kAlign = 16;  // scratch regions start at multiples of 16 elements
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 template <typename T>
 constexpr int64_t lanes() {
@@ -85,21 +85,21 @@ struct Grid {
   int64_t size() const { return planes * pitch; }
 };
 
-bool unit_stride(const ConvShape& s) { return s.stride_h == 1 && s.stride_w == 1; }
+inline bool unit_stride(const ConvShape& s) { return s.stride_h == 1 && s.stride_w == 1; }
 
 // x zero-padded: (C, H + 2 ph, W + 2 pw).
-Grid padded_grid(const ConvShape& s) {
+inline Grid padded_grid(const ConvShape& s) {
   const int64_t rows = s.height + 2 * s.pad_h, cols = s.width + 2 * s.pad_w;
   return {s.channels, rows, cols, rows * cols};
 }
 
 // The masked gradient in the columns the rows of x use: (O, Ho, cols), zero past Wo.
-Grid gradient_grid(const ConvShape& s, int64_t cols, int64_t vector) {
+inline Grid gradient_grid(const ConvShape& s, int64_t cols, int64_t vector) {
   return {s.out_channels, s.out_h, cols, round_up(s.out_h * cols, vector)};
 }
 
 // The masked gradient spread for grad_x: (O, H + kh - 1, W + kw - 1).
-Grid spread_grid(const ConvShape& s) {
+inline Grid spread_grid(const ConvShape& s) {
   const int64_t rows = s.height + s.kernel_h - 1, cols = s.width + s.kernel_w - 1;
   return {s.out_channels, rows, cols, rows * cols};
 }
@@ -108,7 +108,7 @@ Grid spread_grid(const ConvShape& s) {
 struct Range {
   int64_t lo, hi;
 };
-Range inside(int64_t count, int64_t start, int64_t step, int64_t extent) {
+inline Range inside(int64_t count, int64_t start, int64_t step, int64_t extent) {
   const int64_t lo = start >= 0 ? 0 : ceil_div(-start, step);
   const int64_t hi = start >= extent ? 0 : std::min(count, ceil_div(extent - start, step));
   return {lo, std::max(lo, hi)};

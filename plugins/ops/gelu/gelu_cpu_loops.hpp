@@ -31,7 +31,7 @@ namespace {
 using at::vec::Vectorized;
 
 // Elements per thread at least: ATen's elementwise grain (at::internal::GRAIN_SIZE).
-constexpr int64_t kGrainSize = 32768;
+inline constexpr int64_t kGrainSize = 32768;
 
 inline float erf_of(float v) { return std::erf(v); }
 inline double erf_of(double v) { return std::erf(v); }

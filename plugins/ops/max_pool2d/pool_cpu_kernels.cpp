@@ -11,6 +11,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -30,12 +31,12 @@ inline Bits<T> bits_of(T value) {
   return bits;
 }
 
-// Moves (best, index) to (value, at) when value wins: is larger, or a NaN (value != value).
+// Moves (best, index) to (value, at) when value wins: is larger, or a NaN.
 // The selects are bit masks, not branches: which element wins is data, and a mispredicted
 // branch per element costs more than the pool itself.
 template <typename T>
 inline void challenge(T value, int32_t at, T& best, int32_t& index) {
-  const bool won = (value > best) | (value != value);
+  const bool won = (value > best) | std::isnan(value);
   const Bits<T> take = Bits<T>(0) - Bits<T>(won);  // all ones when won
   const Bits<T> chosen = (bits_of(value) & take) | (bits_of(best) & ~take);
   std::memcpy(&best, &chosen, sizeof(T));

@@ -90,7 +90,8 @@ RunPlan plan_pipeline(const Options& options, const PlanInput& input) {
       parameters += static_cast<double>(model.layers[l].parameters);
       largest = std::max(largest, static_cast<double>(model.layers[l].parameters));
     }
-    const double in_flight = gpipe ? static_cast<double>(m) : std::min<double>(k - s, m);
+    const int64_t in_flight_batches = gpipe ? m : std::min<int64_t>(k - s, m);
+    const auto in_flight = static_cast<double>(in_flight_batches);
     MemoryPlan rank;
     const double copies = tied_copies(model, range);
     rank.parameters = kFp32 * (parameters + copies);

@@ -13,6 +13,7 @@
 #include <runner/strategies/state_pieces.hpp>
 #include <runner/strategies/training_step.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gradient_reduction.hpp"
@@ -35,7 +36,7 @@ struct ZeroOptions {
 
 class ZeroStrategy : public Strategy {
  public:
-  explicit ZeroStrategy(ZeroOptions options) : options_(options) {}
+  explicit ZeroStrategy(ZeroOptions options) : options_(std::move(options)) {}
 
   void setup(const StrategyContext& context) override;
   StepResult train_step(const Batch& batch) override;
