@@ -243,7 +243,7 @@ def open_plugin_folder(h, folder_mode, library_mode):
 def plugin_cases(h, add):
     said = {"segfaults": "crashed with signal 11 (SIGSEGV) while loading",
             "throws": "threw an exception while loading: constructor failed",
-            "exits": "ended the process with exit code 0 while loading"}
+            "exits": "called exit() while loading (a constructor that ends the process)"}
     for kind, how in said.items():
         add("broken plugins", f"plugins_listing_a_library_that_{kind}",
             lambda d, kind=kind: ["--plugin-path", plugin_folder_with(kind)(d), "plugins"], (0,),

@@ -26,6 +26,7 @@ namespace {
 
 constexpr char kLoaded = 'y';
 constexpr char kThrew = 't';                       // followed by what the exception says
+constexpr char kExited = 'x';                      // a constructor called exit()
 constexpr std::uintmax_t kLargestCache = 1 << 20;  // past it the cache starts over
 
 // The cache file, or "" where there is no folder to keep it in.
@@ -87,6 +88,15 @@ int child_answer = -1;  // the child's end of the pipe, for its terminate handle
   _exit(1);
 }
 
+// In the child, the first of exit()'s handlers (the last registered): a constructor's exit()
+// ends the child here, before the handlers and static destructors it inherited from the host
+// run in a second process (HDF5's would flush the host's open files).
+[[noreturn]] void end_at_exit() {
+  const char exited = kExited;
+  [[maybe_unused]] const ssize_t written = write(child_answer, &exited, 1);
+  _exit(1);
+}
+
 // In the child: load it as the host would, say so, and end without running anything of the
 // host's (no atexit handler, no flush of buffers the parent also holds). An exception out of a
 // constructor ends in std::terminate where the C library's loader is built without unwinding
@@ -99,6 +109,7 @@ int child_answer = -1;  // the child's end of the pipe, for its terminate handle
   }
   child_answer = answer;
   std::set_terminate(say_what_was_thrown);
+  std::atexit(end_at_exit);
   try {
     Library::load(path);
   } catch (const Error&) {  // refused by the usual checks: the host's own load says why
@@ -130,7 +141,7 @@ std::string how_it_ended(int status) {
   }
   if (WIFEXITED(status))
     return "ended the process with exit code " + std::to_string(WEXITSTATUS(status)) +
-           " while loading (a constructor that calls exit())";
+           " while loading (a constructor that calls _exit())";
   return "stopped while loading";
 }
 
@@ -161,6 +172,8 @@ std::optional<std::string> try_in_child(const std::string& path, int limit_secon
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (said == std::string(1, kLoaded)) return std::nullopt;
+  if (said == std::string(1, kExited))
+    return "called exit() while loading (a constructor that ends the process)";
   if (!said.empty() && said[0] == kThrew)
     return "threw an exception while loading: " + first_line(said.substr(1));
   if (ready == 0) return "did not finish loading in " + std::to_string(limit_seconds) + " s";

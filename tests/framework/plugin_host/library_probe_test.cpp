@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iterator>
 
+#include <unistd.h>
+
 #include "fixtures.hpp"
 #include "load_error.hpp"
 #include "plugin_host/registry.hpp"
@@ -57,7 +59,26 @@ TEST_F(LibraryProbe, AnExceptionFromAConstructorIsNamedWithWhatItSays) {
 
 TEST_F(LibraryProbe, AConstructorThatEndsTheProcessIsNamed) {
   EXPECT_EQ(probed_with("exit"),
-            "ended the process with exit code 0 while loading (a constructor that calls exit())");
+            "called exit() while loading (a constructor that ends the process)");
+}
+
+// The test process's own exit handler, which writes a file when a process other than the test
+// runs it: a probe child that ran the host's handlers.
+std::string exit_marker;
+pid_t test_process = 0;
+void mark_exit_in_a_child() {
+  if (getpid() != test_process) std::ofstream(exit_marker) << "ran in a child\n";
+}
+
+// A constructor's exit() ends the child before the handlers it inherited from the host: they
+// could flush or remove the host's files from a second process.
+TEST_F(LibraryProbe, AConstructorsExitRunsNoneOfTheHostsExitHandlers) {
+  exit_marker = cache_ + "/exit_marker";
+  test_process = getpid();
+  std::atexit(mark_exit_in_a_child);
+  EXPECT_EQ(probed_with("exit"),
+            "called exit() while loading (a constructor that ends the process)");
+  EXPECT_FALSE(std::filesystem::exists(exit_marker));
 }
 
 // What loaded once, unchanged, is not tried again: the cache holds its line.
