@@ -2,10 +2,11 @@
 # The guards of hostile input, for CI (tools/setup.sh must have run): a second build with
 # clang, AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/), then
 #   - the torch-free suites run sanitized: config (the TOML reader, overrides, sweeps), results
-#     (the HDF5 writer and reader), report and ranks (the rank variables and the local
-#     launcher). They hold the parsers of untrusted text and files and build in a few
-#     minutes; the suites that link LibTorch are left out, as
-#     Debian's LibTorch is not built with the sanitizers and its headers take most of a build.
+#     (the HDF5 writer and reader), report, the HTML report's page (results' text in JSON and
+#     HTML) and ranks (the rank variables and the local launcher). They hold the parsers of
+#     untrusted text and files and build in a few minutes; the suites that link LibTorch are
+#     left out, as Debian's LibTorch is not built with the sanitizers and its headers take most
+#     of a build.
 #   - three fuzzers run FUZZ_SECONDS (default 60) each over their seed corpora: config_fuzzer
 #     (runner's own TOML reading, overrides, validation, sweeps; tests/fuzz/corpus/config),
 #     mnist_idx_fuzzer (a split's two IDX files, plain or gzip) and cifar10_records_fuzzer (a
@@ -35,7 +36,7 @@ if ((${#missing[@]})); then
     apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-suites=(config_test results_test report_test ranks_test)
+suites=(config_test results_test report_test report_html_test ranks_test)
 declare -A corpus=(
   [config_fuzzer]=tests/fuzz/corpus/config
   [mnist_idx_fuzzer]=plugins/datasets/mnist/tests/fuzz_corpus

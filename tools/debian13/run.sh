@@ -19,8 +19,10 @@
 #     shell  an interactive shell in the root, in the copy of the checkout
 #     -- COMMAND...  COMMAND in the copy of the checkout as it is: no copy, no setup (run
 #                    build first)
-# RUNNER_WERROR=ON makes the build's warnings errors there too (CI). The packages come from the
-# mirror this machine's apt already uses.
+# RUNNER_WERROR=ON makes the build's warnings errors there too (CI). RUNNER_BROWSER=yes installs
+# chromium there too (by default the root has none, and the HTML report's browser tests skip
+# there: this machine's suite opens the pages). The packages come from the mirror this
+# machine's apt already uses.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -94,7 +96,7 @@ copy_checkout() {
 
 in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 RUNNER_LIBTORCH="$variant" RUNNER_CUDNN=stand-in RUNNER_WERROR="${RUNNER_WERROR:-OFF}" \
+    LANG=C.UTF-8 RUNNER_LIBTORCH="$variant" RUNNER_CUDNN=stand-in RUNNER_BROWSER="${RUNNER_BROWSER:-no}" RUNNER_WERROR="${RUNNER_WERROR:-OFF}" \
     RUNNER_BUILD_JOBS="${RUNNER_BUILD_JOBS:-$(nproc)}" bash -c "cd $copy && $1"
 }
 

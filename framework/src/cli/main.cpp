@@ -173,12 +173,20 @@ int dispatch(int argc, char** argv) {
                                "CSV of every column (plain numbers, units in the names) to "
                                "this file, or to standard output without one")
                   ->expected(0, 1);
+  auto* html = report
+                   ->add_option("--html", report_options.html_path,
+                                "one self-contained HTML page of the runs, their curves and the "
+                                "sweep, to this file (default: beside the results file, .html)")
+                   ->expected(0, 1)
+                   ->excludes(csv);
   report->add_flag("--force", report_options.force,
-                   "let --csv replace a file that holds something else than a report's CSV");
+                   "let --csv or --html replace a file that holds something else than a "
+                   "report's CSV or page");
   report
       ->add_option("--columns", report_options.columns,
                    "the columns to show, by CSV name: time_s,samples_per_s,...")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->excludes(html);
   auto* export_weights =
       app.add_subcommand("export", "write a run's trained weights for torch.load and safetensors");
   ExportOptions export_options;
@@ -207,6 +215,7 @@ int dispatch(int argc, char** argv) {
   if (describe->parsed()) return describe_command(what, run.plugin_path);
   if (report->parsed()) {
     report_options.csv = csv->count() > 0;
+    report_options.html = html->count() > 0;
     return report_command(report_options);
   }
   if (export_weights->parsed()) return export_command(export_options);

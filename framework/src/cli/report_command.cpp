@@ -1,4 +1,5 @@
-// `runner report`: a results file's runs as a terminal table or CSV, with chosen columns.
+// `runner report`: a results file's runs as a terminal table or CSV, with chosen columns, or
+// as an HTML page.
 #include "cli/report_command.hpp"
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include "common/output_path.hpp"
 
 #include "report/csv.hpp"
+#include "report/html/report_page.hpp"
 #include "report/print_table.hpp"
 #include "report/run_values.hpp"
 #include "report/terminal_table.hpp"
@@ -46,9 +48,17 @@ void write_csv_file(const report::RunTable& table, const std::string& path) {
   std::cout << "wrote " << table.rows.size() << " run(s) to " << path << "\n";
 }
 
+int write_html_page(const ReportOptions& options) {
+  const report::html::WrittenPage page =
+      report::html::write_report_page(options.file, options.html_path, options.force);
+  std::cout << "wrote " << page.path << " (" << page.runs << " run(s))\n";
+  return 0;
+}
+
 }  // namespace
 
 int report_command(const ReportOptions& options) {
+  if (options.html) return write_html_page(options);
   if (options.csv && !options.csv_path.empty()) check_csv_path(options);
   const std::vector<results::RunRecord> runs = results::read_runs(options.file);
   report::RunTable table = report::run_table(runs);
