@@ -1,6 +1,7 @@
 // Tests of the shipped experiments: each one runs, plans or skips as its file says.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 #include <unistd.h>
 
 #include <algorithm>
