@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -190,13 +189,6 @@ std::map<std::string, std::string> environment(const std::string& device, int th
           {"threads", std::to_string(threads)},
           {"world_size", std::to_string(world_size)},
           {"host", host_name()}};
-}
-
-std::string utc_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
 }
 
 }  // namespace runner::measure

@@ -44,7 +44,4 @@ std::string cuda_device_name();
 std::map<std::string, std::string> environment(const std::string& device, int threads,
                                                int world_size);
 
-// ISO 8601 UTC time of now.
-std::string utc_now();
-
 }  // namespace runner::measure

@@ -14,11 +14,11 @@
 #include "checkpoint/resume_choice.hpp"
 
 #include "common/one_line.hpp"
+#include "common/utc_now.hpp"
 #include "distributed/connect.hpp"
 #include "distributed/hang_report.hpp"
 #include "distributed/rank_health.hpp"
 #include "interrupt/interrupt.hpp"
-#include "measure/system.hpp"
 #include "ranks/environment_reader.hpp"
 #include "ranks/process_launcher.hpp"
 #include "ranks/rank_run.hpp"
@@ -238,7 +238,7 @@ Attempt restart_after(const LaunchContext& c, const config::RunConfig& run,
   restart.resumed_from = point.checkpoint;
   restart.resumed_step = point.global_step;
   restart.time_lost_s = std::chrono::duration<double>(failed_at - progress_kept).count();
-  restart.failed_at = measure::utc_now();
+  restart.failed_at = utc_now();
   auto writer = results::ResultsFile::open(c.recording.results_path)->resume_run(group);
   writer->record_restart(restart);
   writer->resume_from(point.checkpoint, static_cast<size_t>(point.epochs),

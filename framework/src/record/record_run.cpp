@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/one_line.hpp"
+#include "common/utc_now.hpp"
 #include "measure/gpu_monitor.hpp"
 #include "measure/system.hpp"
 #include "record/null_writer.hpp"
@@ -44,7 +45,7 @@ results::RunHeader header_of(const Recording& r, const config::RunConfig& run, i
   header.environment = measure::environment(
       device, measure::configure_threads(run.train.threads, local_ranks), world_size);
   header.environment["gpu_monitor"] = measure::gpu_monitor_status(device != "cpu");
-  header.started_at = measure::utc_now();
+  header.started_at = utc_now();
   return header;
 }
 

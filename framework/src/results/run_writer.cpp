@@ -1,10 +1,9 @@
 // Hdf5RunWriter: each call reserves disk, writes its part of the run group, then flushes.
 #include "results/run_writer.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <utility>
 
+#include "common/utc_now.hpp"
 #include "results/attributes.hpp"
 #include "results/disk_reserve.hpp"
 #include "results/file_format.hpp"
@@ -15,19 +14,6 @@
 #include "results/summary_group.hpp"
 
 namespace runner::results::detail {
-
-namespace {
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[sizeof "2024-01-31T23:59:59Z"];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
-}  // namespace
 
 Hdf5RunWriter::Hdf5RunWriter(std::string file_path, std::string group_name,
                              std::shared_ptr<const WriterLock> lock, Handle run_group)
@@ -75,7 +61,7 @@ void Hdf5RunWriter::write_summary(const Summary& summary) {
 // The final status is worth one more try after a failed write: its attributes are small and
 // may fit in the space the file already has.
 void Hdf5RunWriter::set_status(Status status, const std::string& error) {
-  const std::string finished_at = status == Status::running ? "" : utc_now_iso8601();
+  const std::string finished_at = status == Status::running ? "" : utc_now();
   const std::exception_ptr earlier = std::exchange(first_failure_, nullptr);
   try {
     write_and_flush(kBytesForAttributes,

@@ -5,7 +5,7 @@
 #include <ctime>
 
 #include "checkpoint/folders.hpp"
-#include "measure/system.hpp"
+#include "common/utc_now.hpp"
 #include "results/status.hpp"
 
 namespace runner::sweep {
@@ -40,7 +40,7 @@ results::RestartRecord launcher_restart(const results::RunRecord& failed, int at
   restart.resumed_from = resume.checkpoint;
   restart.resumed_step = resume.global_step;
   // A run whose ranks were ended before rank 0 recorded its end failed, at the latest, now.
-  restart.failed_at = failed.finished_at.empty() ? measure::utc_now() : failed.finished_at;
+  restart.failed_at = failed.finished_at.empty() ? utc_now() : failed.finished_at;
   const Clock::time_point failed_at = parse_utc(restart.failed_at).value_or(Clock::now());
   const Clock::time_point kept =
       std::max(attempt_began(failed), checkpoint::committed_at(resume.checkpoint));

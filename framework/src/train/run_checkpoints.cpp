@@ -8,7 +8,7 @@
 #include "checkpoint/folders.hpp"
 #include "checkpoint/reader.hpp"
 #include "checkpoint/run_state.hpp"
-#include "measure/system.hpp"
+#include "common/utc_now.hpp"
 #include "runner/version.hpp"
 
 namespace runner::train {
@@ -81,7 +81,7 @@ checkpoint::Manifest manifest_for(const Session& s, int64_t epoch, int64_t step_
   m.strategy = s.run.strategy.name;
   m.world_size = s.ranks.world_size();
   m.progress = {s.progress.global_step, epoch, step_in_epoch};
-  m.written_at = measure::utc_now();
+  m.written_at = utc_now();
   return m;
 }
 
