@@ -1,7 +1,7 @@
 // The layouts of the epoch and step records: each field's dataset name and member.
-#include "results/record_series.hpp"
+#include "results/record_layout.hpp"
 
-namespace runner::results::detail {
+namespace runner::results {
 
 const RecordLayout<EpochRecord>& epoch_layout() {
   static const RecordLayout<EpochRecord> layout{
@@ -42,4 +42,4 @@ const RecordLayout<StepRecord>& step_layout() {
   return layout;
 }
 
-}  // namespace runner::results::detail
+}  // namespace runner::results

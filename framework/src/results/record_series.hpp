@@ -1,5 +1,6 @@
 // The per-epoch and per-step series: one 1-D dataset per record field, all the same length.
-// A layout names each field once, so the writer and the reader cannot drift apart.
+// A layout (results/record_layout.hpp) names each field once, so the writer and the reader
+// cannot drift apart.
 #pragma once
 
 #include <algorithm>
@@ -10,23 +11,11 @@
 
 #include "results/datasets.hpp"
 #include "results/groups.hpp"
+#include "results/record_layout.hpp"
 #include "results/results.hpp"
 #include "results/series.hpp"
 
 namespace runner::results::detail {
-
-template <typename Record>
-struct RecordLayout {
-  const char* counter_name;  // the int64 column: "epoch" or "step"
-  int64_t Record::*counter;
-  std::vector<std::pair<const char*, double Record::*>> values;  // the float64 columns
-  // Float64 columns added after the first format: a file without them reads them as the
-  // record's default (0, or NaN for what may go unmeasured).
-  std::vector<std::pair<const char*, double Record::*>> added_values = {};
-};
-
-const RecordLayout<EpochRecord>& epoch_layout();
-const RecordLayout<StepRecord>& step_layout();
 
 template <typename Record>
 void create_record_series(hid_t group, const RecordLayout<Record>& layout, size_t chunk_length) {

@@ -12,6 +12,7 @@
 #include "report/html/run_choice.hpp"
 #include "report/html/step_series.hpp"
 #include "report/run_table.hpp"
+#include "results/record_layout.hpp"
 #include "runner/version.hpp"
 
 namespace runner::report::html {
@@ -89,31 +90,15 @@ json sweep_point_json(const std::vector<std::pair<std::string, results::SweepVal
 }
 
 json epochs_json(const std::vector<EpochRecord>& epochs) {
-  static const std::pair<const char*, double EpochRecord::*> kColumns[] = {
-      {"train_loss", &EpochRecord::train_loss},
-      {"train_accuracy", &EpochRecord::train_accuracy},
-      {"test_loss", &EpochRecord::test_loss},
-      {"test_accuracy", &EpochRecord::test_accuracy},
-      {"duration_s", &EpochRecord::duration_s},
-      {"data_wait_s", &EpochRecord::data_wait_s},
-      {"compute_s", &EpochRecord::compute_s},
-      {"forward_s", &EpochRecord::forward_s},
-      {"backward_s", &EpochRecord::backward_s},
-      {"optimizer_s", &EpochRecord::optimizer_s},
-      {"communication_s", &EpochRecord::communication_s},
-      {"samples_per_s", &EpochRecord::samples_per_s},
-      {"peak_memory_bytes", &EpochRecord::peak_memory_bytes},
-      {"gpu_utilization", &EpochRecord::gpu_utilization},
-      {"gpu_memory_used_bytes", &EpochRecord::gpu_memory_used_bytes},
-      {"learning_rate", &EpochRecord::learning_rate},
-  };
+  const results::RecordLayout<EpochRecord>& layout = results::epoch_layout();
   json columns = json::object();
-  json& numbers = columns["epoch"] = json::array();
-  for (const EpochRecord& epoch : epochs) numbers.push_back(epoch.epoch);
-  for (const auto& [name, field] : kColumns) {
-    json& column = columns[name] = json::array();
-    for (const EpochRecord& epoch : epochs) column.push_back(rounded_or_null(epoch.*field));
-  }
+  json& numbers = columns[layout.counter_name] = json::array();
+  for (const EpochRecord& epoch : epochs) numbers.push_back(epoch.*layout.counter);
+  for (const auto* fields : {&layout.values, &layout.added_values})
+    for (const auto& [name, field] : *fields) {
+      json& column = columns[name] = json::array();
+      for (const EpochRecord& epoch : epochs) column.push_back(rounded_or_null(epoch.*field));
+    }
   return columns;
 }
 
