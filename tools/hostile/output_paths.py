@@ -1,5 +1,6 @@
 """The hostile outputs and input paths added to hostile_inputs.py's matrix: every path a command
-writes (report --csv, export --out, plan --write, --tensorboard, [checkpoint] dir) given its own
+writes (report --csv and --html, a run's --html, export --out, plan --write, --tensorboard,
+[checkpoint] dir) given its own
 input, a results file, a checkpoint's file, an unrelated file, a folder, a FIFO, /dev/full or a
 link to nothing; and the paths it reads (plugin folders, plugin libraries, --resume) given a
 FIFO or nothing. Each case names the files it must leave as they were (`kept`): one that changed
@@ -44,6 +45,13 @@ WRITERS = {
     "export": ("--out", ".pt", (
         ("own input", CHECKPOINT_SHARD, ", the checkpoint this export reads; name a file "
                                         "outside it"),)),
+    "report_html": ("--html", ".html", (
+        ("own input", "r.h5", "is the results file this report reads"),
+        ("checkpoint", CHECKPOINT_SHARD, "is a file of the checkpoint"))),
+    "run_html": ("--html", ".html", (
+        ("own input", "exp.toml", "is the experiment file this run reads"),
+        ("own results file", "r.h5", "is the results file this run writes"),
+        ("checkpoint", CHECKPOINT_SHARD, "is a file of the checkpoint"))),
     "plan": ("--write", ".toml", (
         ("own input", "exp.toml", "is the experiment file this plan reads"),
         ("own results file", "r.h5", "is the experiment's results file"),
@@ -67,6 +75,8 @@ def arguments_for(h, command, d, target):
     path = target.replace("{ck}", checkpoint) if target.startswith("{ck}") else f"{d}/{target}"
     return {
         "report": ["report", f"{d}/r.h5", "--csv", path],
+        "report_html": ["report", f"{d}/r.h5", "--html", path],
+        "run_html": ["--plugin-path", h.GOOD, f"{d}/exp.toml", "--html", path],
         "export": ["export", f"{d}/r.h5", group, "--out", os.path.splitext(path)[0]],
         "plan": ["--plugin-path", h.GOOD, "plan", f"{d}/exp.toml", "--devices", "1", "--write",
                  path],

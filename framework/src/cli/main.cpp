@@ -153,6 +153,13 @@ int dispatch(int argc, char** argv) {
       app.add_option("--tensorboard", tensorboard_dir,
                      "write TensorBoard event files into this folder (experiment.tensorboard)")
           ->allow_extra_args(false);
+  std::string html_path;
+  auto* run_html = app.add_option("--html", html_path,
+                                  "when the sweep ends, write the results file's HTML page here "
+                                  "(default: beside the results file, .html)")
+                       ->expected(0, 1)
+                       ->allow_extra_args(false)
+                       ->excludes("--dry-run");
   std::string resume_path;
   auto* resume = app.add_option("--resume", resume_path,
                                 "go on with the unfinished runs from their latest checkpoints, "
@@ -235,6 +242,13 @@ int dispatch(int argc, char** argv) {
   if (tensorboard->count() > 0)
     run.overrides.push_back("experiment.tensorboard=" +
                             runner::value_to_string(runner::Value(tensorboard_dir)));
+  if (run_html->count() > 0) run.html = html_path;
+  // `--html EXPERIMENT.toml`: the value was the experiment file, never the page's path.
+  if (run.experiment_file.empty() && run.html && run.html->size() > 5 &&
+      run.html->substr(run.html->size() - 5) == ".toml") {
+    run.experiment_file = *run.html;
+    run.html = "";
+  }
   // `--resume EXPERIMENT.toml`: the value was the experiment file.
   if (run.experiment_file.empty() && run.resume && std::filesystem::is_regular_file(*run.resume)) {
     run.experiment_file = *run.resume;

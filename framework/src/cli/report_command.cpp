@@ -50,7 +50,7 @@ void write_csv_file(const report::RunTable& table, const std::string& path) {
 
 int write_html_page(const ReportOptions& options) {
   const report::html::WrittenPage page =
-      report::html::write_report_page(options.file, options.html_path, options.force);
+      report::html::write_report_page({options.file, options.html_path, options.force});
   std::cout << "wrote " << page.path << " (" << page.runs << " run(s))\n";
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "config/experiment_file.hpp"
 #include "plugin_host/host_owned_errors.hpp"
 #include "ranks/rank_setup.hpp"
+#include "report/html/report_page.hpp"
 #include "sweep/dry_run.hpp"
 #include "sweep/experiment_runner.hpp"
 
@@ -54,6 +55,18 @@ std::vector<std::string> rank_argv(const RunOptions& options) {
   return argv;
 }
 
+// --html's page, where this process writes one: rank 0 of the run, not a rank a local launch
+// started (those run without --html). nullopt otherwise.
+std::optional<report::html::PageTarget> page_target(const RunOptions& options,
+                                                    const config::Experiment& experiment,
+                                                    const sweep::SweepLaunch& launch) {
+  if (!options.html || launch.environment.rank != 0 ||
+      launch.environment.launcher == ranks::Launcher::runner)
+    return std::nullopt;
+  return report::html::PageTarget{sweep::results_path(experiment), *options.html, false,
+                                  options.experiment_file};
+}
+
 int run_with_plugins(const RunOptions& options, const plugin_host::Registry& registry,
                      const sweep::SweepLaunch& launch) {
   const std::string text = config::read_experiment_file(options.experiment_file);
@@ -61,9 +74,16 @@ int run_with_plugins(const RunOptions& options, const plugin_host::Registry& reg
       text, options.experiment_file, nproc_overrides(options, text, registry), registry);
   if (options.dry_run)
     return sweep::dry_run(experiment, registry, std::cout, std::cerr, options.quiet);
+  const auto page = page_target(options, experiment, launch);
+  if (page) report::html::check_page_target(*page);  // refused before any run trains
   const bool other_rank = launch.environment.rank != 0;
   record::Console console(std::cout, options.quiet || other_rank, isatty(STDOUT_FILENO) != 0);
-  return sweep::run_experiment(experiment, registry, console, std::cerr, launch);
+  const int exit_code = sweep::run_experiment(experiment, registry, console, std::cerr, launch);
+  if (page) {
+    const report::html::WrittenPage written = report::html::write_report_page(*page);
+    console.line(fmt::format("page: {} ({} run(s))", written.path, written.runs));
+  }
+  return exit_code;
 }
 
 }  // namespace

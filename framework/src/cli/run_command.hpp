@@ -18,6 +18,9 @@ struct RunOptions {
   // --resume: "" for each run's latest checkpoint, or a checkpoint's folder or a folder of
   // runs' checkpoints; nullopt without --resume.
   std::optional<std::string> resume;
+  // --html: the page of the results file written when the sweep ends, "" for beside it;
+  // nullopt without --html.
+  std::optional<std::string> html;
 };
 
 // The process's exit code (README's table).

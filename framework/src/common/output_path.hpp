@@ -35,6 +35,7 @@ struct OutputFile {
   // Whether an existing regular file holds what the command writes (an earlier CSV of the
   // same command): such a file is replaced without --force.
   std::function<bool(const std::string& path)> holds_own_kind;
+  bool force_offered = true;  // the command takes --force, so a refusal may suggest it
 };
 
 namespace output_detail {
@@ -109,7 +110,8 @@ inline void check_output_file(const OutputFile& target) {
     detail::refuse(target, "is " + *type + ", not a file to write", "name a file");
   std::error_code error;
   if (!std::filesystem::exists(target.path, error) || target.force) return;
-  const std::string hint = "name another file, or add --force to replace it";
+  const std::string hint = target.force_offered ? "name another file, or add --force to replace it"
+                                                : "name another file";
   if (const auto kind = detail::foreign_kind(target.path))
     detail::refuse(target, "is " + *kind, hint);
   if (target.holds_own_kind && target.holds_own_kind(target.path)) return;

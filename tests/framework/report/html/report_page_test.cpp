@@ -56,7 +56,7 @@ std::string put(const std::string& path, const std::string& text) {
 // The refusal's message, or "" when the page was written.
 std::string refusal(const std::string& results, const std::string& out, bool force = false) {
   try {
-    write_report_page(results, out, force);
+    write_report_page({results, out, force});
     return "";
   } catch (const ConfigError& e) {
     return e.what();
@@ -71,7 +71,7 @@ TEST(PagePath, IsBesideTheResultsFileUnlessNamed) {
 
 TEST(ReportPage, WritesThePageBesideTheResultsFile) {
   const std::string dir = fresh_folder("beside");
-  const WrittenPage page = write_report_page(results_with(dir + "/r.h5", 2), "", false);
+  const WrittenPage page = write_report_page({results_with(dir + "/r.h5", 2), "", false});
   EXPECT_EQ(page.path, dir + "/r.html");
   EXPECT_EQ(page.runs, 2u);
   EXPECT_TRUE(holds_report_page(page.path));
@@ -80,7 +80,7 @@ TEST(ReportPage, WritesThePageBesideTheResultsFile) {
 
 TEST(ReportPage, AFileWithoutRunsGivesAPage) {
   const std::string dir = fresh_folder("no_runs");
-  const WrittenPage page = write_report_page(results_with(dir + "/r.h5", 0), "", false);
+  const WrittenPage page = write_report_page({results_with(dir + "/r.h5", 0), "", false});
   EXPECT_EQ(page.runs, 0u);
   EXPECT_THAT(file_bytes(page.path), HasSubstr("\"runs\":[]"));
 }
@@ -124,9 +124,9 @@ TEST(ReportPage, RefusesAnotherFileUnlessForced) {
 TEST(ReportPage, ReplacesAPageItWroteBefore) {
   const std::string dir = fresh_folder("again");
   const std::string results = results_with(dir + "/r.h5", 1);
-  write_report_page(results, dir + "/p.html", false);
+  write_report_page({results, dir + "/p.html", false});
   results_with(results, 1);
-  const WrittenPage page = write_report_page(results, dir + "/p.html", false);
+  const WrittenPage page = write_report_page({results, dir + "/p.html", false});
   EXPECT_EQ(page.runs, 2u);
   EXPECT_THAT(file_bytes(dir + "/p.html"), HasSubstr("\"group\":\"run-0.2\""));
 }
@@ -135,7 +135,7 @@ TEST(ReportPage, ADamagedResultsFileIsOneLineAndWritesNothing) {
   const std::string dir = fresh_folder("damaged");
   const std::string results = put(dir + "/r.h5", "not hdf5\n");
   try {
-    write_report_page(results, "", false);
+    write_report_page({results, "", false});
     FAIL() << "written";
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), HasSubstr(results + ": not an HDF5 file"));
@@ -151,7 +151,7 @@ TEST(ReportPage, AnUnwritableFolderFailsInOneLineAndLeavesNothing) {
   const std::string results = results_with(dir + "/r.h5", 1);
   std::ofstream(dir + "/not_a_folder") << "notes\n";
   try {
-    write_report_page(results, dir + "/not_a_folder/p.html", false);
+    write_report_page({results, dir + "/not_a_folder/p.html", false});
     FAIL() << "written";
   } catch (const Error& e) {
     EXPECT_THAT(std::string(e.what()), HasSubstr(dir + "/not_a_folder/p.html"));
@@ -165,7 +165,7 @@ TEST(ReportPage, AnUnwritableFolderFailsInOneLineAndLeavesNothing) {
 TEST(ReportPage, AFailedWriteLeavesThePageBeforeWhole) {
   const std::string dir = fresh_folder("failed_write");
   const std::string results = results_with(dir + "/r.h5", 1);
-  const std::string page = write_report_page(results, "", false).path;
+  const std::string page = write_report_page({results, "", false}).path;
   const std::string before = file_bytes(page);
   rlimit limit{};
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &limit), 0);
@@ -175,7 +175,7 @@ TEST(ReportPage, AFailedWriteLeavesThePageBeforeWhole) {
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   std::string said;
   try {
-    write_report_page(results, "", false);
+    write_report_page({results, "", false});
   } catch (const DataError& e) {
     said = e.what();
   }
