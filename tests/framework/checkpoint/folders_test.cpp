@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-StatePiece piece(const std::string& name, torch::Tensor values) {
+StatePiece piece(const std::string& name, const torch::Tensor& values) {
   return {name, values.sizes().vec(), -1, 0, values, true};
 }
 

@@ -34,9 +34,9 @@ TEST(ShardWriter, TwoRanksWriteOneCompleteCheckpointPerSave) {
     for (int64_t step = 1; step <= 3; ++step) {
       // The copy is taken before save returns: the next step may change the tensor at once.
       torch::Tensor mine = torch::full({4}, static_cast<float>(step));
-      writer.save(
-          {{"w", {2, 4}, -1, 4 * r, mine, true}, {"replica", {1}, -1, 0, torch::ones({1}), r == 0}},
-          manifest_at(step, 2));
+      writer.save({{"w", {2, 4}, -1, 4 * static_cast<int64_t>(r), mine, true},
+                   {"replica", {1}, -1, 0, torch::ones({1}), r == 0}},
+                  manifest_at(step, 2));
       mine.fill_(-1.0f);
     }
     writer.finish();

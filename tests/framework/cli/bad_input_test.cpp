@@ -78,7 +78,7 @@ void write_idx_split(const std::string& dir, const std::string& prefix, uint32_t
 std::string mnist_with_truncated_images(const std::string& dir) {
   std::filesystem::create_directories(dir + "/mnist");
   write_idx_split(dir + "/mnist", "train", 10, 100);
-  write_idx_split(dir + "/mnist", "t10k", 10, 10 * 28 * 28);
+  write_idx_split(dir + "/mnist", "t10k", 10, size_t{10} * 28 * 28);
   write_file(dir + "/exp.toml", "[experiment]\nname = \"bad_data\"\nresults = \"" + dir +
                                     "/r.h5\"\n[dataset]\nname = \"mnist\"\ndata_dir = \"" + dir +
                                     "/mnist\"\n[model]\nname = \"lenet5\"\n");

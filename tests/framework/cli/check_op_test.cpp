@@ -1,6 +1,7 @@
 // `runner check-op`: verdicts and exit codes from the command line.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include "run_binary.hpp"
 

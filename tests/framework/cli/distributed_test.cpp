@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <torch/cuda.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -1,6 +1,7 @@
 // End to end: LeNet trains on a slice of Fashion-MNIST, and h5dump reads the results file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/version.h>
 
 #include <cmath>
 

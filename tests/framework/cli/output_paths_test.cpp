@@ -15,7 +15,6 @@
 #include "results/read_runs.hpp"
 #include "run_binary.hpp"
 
-using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 namespace runner::testing {

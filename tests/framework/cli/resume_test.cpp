@@ -348,7 +348,8 @@ TEST(Resume, AManifestNoRunCouldHaveWrittenIsNamedAndTheOneBeforeTaken) {
   const std::string dir = scratch_dir("resume_manifest");
   const auto complete = killed_runs_checkpoints(dir);
   ASSERT_GE(complete.size(), 3u);
-  const std::string newest = complete.back(), second = complete[complete.size() - 2];
+  const std::string& newest = complete.back();
+  const std::string& second = complete[complete.size() - 2];
   const std::string epoch =
       "\"epoch\": " +
       std::to_string(checkpoint::read_manifest(newest + "/manifest.json").progress.epoch);

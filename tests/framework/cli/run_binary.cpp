@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace runner::testing {
 
@@ -64,10 +67,10 @@ HeldPort::HeldPort() {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  listen(fd_, 1);
   socklen_t size = sizeof address;
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size);
+  if (bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      listen(fd_, 1) != 0 || getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) != 0)
+    throw std::runtime_error(std::string("HeldPort: no loopback port: ") + std::strerror(errno));
   port_ = ntohs(address.sin_port);
 }
 
