@@ -13,6 +13,7 @@
 #include "common/output_path.hpp"
 #include "config/experiment_file.hpp"
 #include "layout/trials.hpp"
+#include "results/plan_trials.hpp"
 #include "results/read_runs.hpp"
 #include "sweep/experiment_runner.hpp"
 
@@ -56,7 +57,7 @@ std::vector<std::optional<double>> measure(const std::vector<layout::Candidate>&
   const config::Experiment trials = config::load_experiment(path, {}, registry);
   std::vector<std::optional<double>> steps;
   for (const auto& record : trial_records(trials))
-    steps.push_back(record ? layout::measured_step_s(*record) : std::nullopt);
+    steps.push_back(record ? results::measured_step_s(*record) : std::nullopt);
   return steps;
 }
 
@@ -141,7 +142,7 @@ Measured run_trials(const PlanOptions& options, const layout::Search& search,
   if (measured.size() >= 3)
     std::cout << fmt::format(
         "rank correlation of predicted and measured steps: {:.2f} ({} trials)\n",
-        layout::rank_correlation(predicted, measured), measured.size());
+        results::rank_correlation(predicted, measured), measured.size());
   if (!fastest.candidate)
     throw RunError("runner plan: no trial finished",
                    "the trials' errors are above and in " + results_file(options, registry));

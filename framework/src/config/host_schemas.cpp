@@ -19,6 +19,11 @@ const Schema& experiment_schema() {
     s.texts("table", std::vector<std::string>{},
             "Columns the study compares (runner report's CSV names, e.g. forward_s): shown in "
             "its table whatever the width. Not part of a run's id");
+    s.number("plan_step_s", 0.0,
+             "The step time, s, `runner plan` predicted for this run's layout (its trials set "
+             "it; runner report --html shows it beside the measured step); 0: none. Not part "
+             "of a run's id",
+             0);
     return s;
   }();
   return schema;

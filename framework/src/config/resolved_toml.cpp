@@ -16,9 +16,12 @@ struct TableView {
 };
 
 // Where a run's outputs go and how they are shown, not what it trains: no part of its id.
-const std::set<std::string> kExperimentOutputs = {"description", "results", "table", "tensorboard"};
-// What ids left out before: files written then hold ids with the others.
-const std::set<std::string> kEarlierExperimentOutputs = {"tensorboard"};
+// A run's predicted step is how `runner plan` saw it, not what it trains.
+const std::set<std::string> kExperimentOutputs = {"description", "plan_step_s", "results", "table",
+                                                  "tensorboard"};
+// What ids left out before: files written then hold ids with the others (plan_step_s came
+// later than those ids and was never in them).
+const std::set<std::string> kEarlierExperimentOutputs = {"plan_step_s", "tensorboard"};
 
 // [train] keys added after ids were defined, with the value every run had before them: at it,
 // they leave a run's id as it was, so files written before still resume.

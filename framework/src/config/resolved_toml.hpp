@@ -14,8 +14,8 @@ namespace runner::config {
 std::string resolved_toml(const RunConfig& run);
 
 // The text the run id hashes: what the run trains. resolved_toml without [checkpoint] and
-// [experiment] results, tensorboard, table and description: where the run's outputs go and how
-// they are shown.
+// [experiment] results, tensorboard, table, description and plan_step_s: where the run's
+// outputs go and how they are shown.
 std::string id_text(const RunConfig& run);
 
 // The text runs' ids hashed in files written before they left out [experiment] results, table

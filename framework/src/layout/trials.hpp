@@ -1,5 +1,6 @@
 // The trials of `runner plan --trials K`: the best predicted layouts as one experiment file of a
-// zipped sweep, each run a few steps, and their measured step times read back from the results.
+// zipped sweep, each run a few steps, and which layouts are still worth trying after some were
+// measured (results/plan_trials.hpp reads the measured steps back).
 #pragma once
 
 #include <optional>
@@ -7,23 +8,14 @@
 #include <vector>
 
 #include "layout/search.hpp"
-#include "results/results.hpp"
 
 namespace runner::layout {
 
 // The first candidate's resolved TOML with its [strategy] and techniques swept: a [sweep] in
 // zip mode whose points are the candidates' strategy tables and their micro-batches, precision
-// and checkpointing; every run `steps` steps of one epoch, each step logged.
+// and checkpointing, and the step predicted for each (experiment.plan_step_s, no part of a
+// run's id); every run `steps` steps of one epoch, each step logged.
 std::string trials_toml(const std::vector<Candidate>& candidates, int64_t steps);
-
-// The median step of a finished run after its first (the first alone when it ran one); none
-// when the run did not complete or logged no step.
-std::optional<double> measured_step_s(const results::RunRecord& run);
-
-// Spearman's rank correlation of two equally long series (ties take their mean rank): 1 when
-// one orders the items as the other does, -1 when reversed. NaN for fewer than 2 items or a
-// series of one value.
-double rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
 
 // A layout tried: its predicted and measured step.
 struct TriedLayout {

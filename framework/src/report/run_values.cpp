@@ -210,6 +210,13 @@ std::optional<double> test_perplexity(const RunRecord& run) {
   return std::exp(run.summary->final_test_loss);
 }
 
+std::optional<double> plan_step_s(const RunRecord& run) {
+  const std::optional<toml::table> config = config_of(run);
+  if (!config) return std::nullopt;
+  const std::optional<double> predicted = config->at_path("experiment.plan_step_s").value<double>();
+  return predicted && std::isfinite(*predicted) && *predicted > 0 ? predicted : std::nullopt;
+}
+
 std::vector<std::string> study_columns(const std::vector<RunRecord>& runs) {
   for (const RunRecord& run : runs) {
     const std::optional<toml::table> config = config_of(run);

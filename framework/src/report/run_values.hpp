@@ -54,6 +54,10 @@ std::optional<double> mfu(const results::RunRecord& run);  // only when the devi
 std::optional<double> test_accuracy(const results::RunRecord& run);
 std::optional<double> test_perplexity(const results::RunRecord& run);  // language models only
 
+// The step `runner plan` predicted for the run: [experiment] plan_step_s of a plan's trial;
+// nothing for a run the plan did not try.
+std::optional<double> plan_step_s(const results::RunRecord& run);
+
 // The columns an experiment's [experiment] table key names, from the runs' resolved configs
 // (the first run that sets it); empty when none does.
 std::vector<std::string> study_columns(const std::vector<results::RunRecord>& runs);

@@ -75,6 +75,12 @@ TEST(Plan, TrialsRunTheBestPredictedAndRecordThem) {
   }
   EXPECT_THAT(read_file(f.best), HasSubstr("measured "));
   EXPECT_EQ(run_runner("--dry-run " + f.best).exit_code, 0);
+  // Each trial's config holds its predicted step, and the results file's page tables them.
+  for (const auto& run : runs) EXPECT_THAT(run.header.config_toml, HasSubstr("plan_step_s = "));
+  const Output report = run_runner("report " + f.results + " --html " + f.dir + "/page.html");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = read_file(f.dir + "/page.html");
+  EXPECT_THAT(page, HasSubstr("\"plans\":[{\"experiment\":\"plan_cli\",\"measured\":2,"));
 }
 
 TEST(Plan, ABudgetOfRunsTriesTheBestPredictedOneAtATime) {

@@ -43,7 +43,7 @@ TEST(HostSchemas, EveryKeyHasADocAndAValidDefault) {
 TEST(HostSchemas, DeclareTheDocumentedKeys) {
   EXPECT_EQ(experiment_schema().names(),
             (std::vector<std::string>{"name", "description", "seed", "results", "tensorboard",
-                                      "plugin_path", "table"}));
+                                      "plugin_path", "table", "plan_step_s"}));
   EXPECT_EQ(train_schema().names(), (std::vector<std::string>{"epochs",
                                                               "batch_size",
                                                               "test_batch_size",

@@ -22,6 +22,7 @@ const std::string kMinimalResolved =
     "[experiment]\n"
     "description = \"\"\n"
     "name = \"exp\"\n"
+    "plan_step_s = 0.0\n"
     "plugin_path = []\n"
     "results = \"\"\n"
     "seed = 0\n"
@@ -86,18 +87,19 @@ std::string expected_id(const std::string& text) {
   return hex;
 }
 
-// [train] keys added after ids were defined are left out of ids while at their default:
-// files written before them still resume.
-// [train] keys added after ids were defined, at their defaults.
+// [train] keys added after ids were defined are left out of ids while at their default, and
+// [experiment] plan_step_s (added later, never in an id) always: files written before them
+// still resume.
 std::string without_later_keys(std::string text) {
-  for (const std::string line : {"max_eval_steps = 0\n", "collective_ledger = 4096\n"})
+  for (const std::string line :
+       {"max_eval_steps = 0\n", "collective_ledger = 4096\n", "plan_step_s = 0.0\n"})
     text.erase(text.find(line), line.size());
   return text;
 }
 
 // What the id hashes: the text without where the outputs go and how they are shown
-// ([experiment] description, results and table; tensorboard and [checkpoint] are not in
-// kMinimalResolved).
+// ([experiment] description, results and table, and plan_step_s by without_later_keys;
+// tensorboard and [checkpoint] are not in kMinimalResolved).
 std::string id_text_of(std::string resolved) {
   for (const std::string line : {"description = \"\"\n", "results = \"\"\n", "table = []\n"})
     resolved.erase(resolved.find(line), line.size());
@@ -220,6 +222,16 @@ TEST(RunId, IsTheSameWhereverTheResultsGoAndHoweverShown) {
   EXPECT_EQ(elsewhere.id, parse(kMinimal).runs[0].id);
   EXPECT_TRUE(Contains(elsewhere.resolved_toml, "results = \"elsewhere.h5\"\n"));
   EXPECT_NE(elsewhere.earlier_id, parse(kMinimal).runs[0].earlier_id);
+}
+
+// runner plan's prediction for a trial is how the plan saw the run, not what it trains: a trial
+// keeps the id (and the earlier id) of the same run started by hand.
+TEST(RunId, IsTheSameWhateverStepThePlanPredicted) {
+  const RunConfig trial = parse(kMinimal + "[experiment]\nplan_step_s = 0.0125\n").runs[0];
+  const RunConfig by_hand = parse(kMinimal).runs[0];
+  EXPECT_EQ(trial.id, by_hand.id);
+  EXPECT_EQ(trial.earlier_id, by_hand.earlier_id);
+  EXPECT_TRUE(Contains(trial.resolved_toml, "plan_step_s = 0.0125\n"));
 }
 
 // Files written while ids hashed [experiment] results, table and description still resume: the

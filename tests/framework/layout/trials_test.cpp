@@ -1,4 +1,5 @@
-// The trials' experiment file, the measured step of a trial, and the written best layout.
+// The trials' experiment file, which layouts are still worth a trial, and the written best
+// layout.
 #include "layout/trials.hpp"
 #include "config/load_experiment.hpp"
 
@@ -6,8 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <runner_testing/run_fixtures.hpp>
-
-#include <cmath>
 
 using ::testing::HasSubstr;
 
@@ -70,6 +69,7 @@ TEST(Trials, TheTrialsFileIsOneRunPerLayoutOfAFewSteps) {
     EXPECT_FALSE(runs[i].checkpoint.get_bool("final_weights")) << "trials keep no weights";
     // The file's backend and timeout stay with every strategy that has them.
     EXPECT_EQ(runs[i].strategy.options.get_int("timeout_s"), 77);
+    EXPECT_DOUBLE_EQ(runs[i].experiment.get_double("plan_step_s"), candidates[i].cost.total());
   }
   EXPECT_EQ(runs[0].experiment.get_string("name"), "trials");
 }
@@ -86,34 +86,6 @@ TEST(Trials, ABestLayoutsFileResolvesToItsRun) {
   EXPECT_EQ(runs[0].id, candidates.front().run.id);
   EXPECT_THAT(layout_file(candidates.front(), "trials.toml", std::nullopt),
               HasSubstr("not measured"));
-}
-
-results::RunRecord run_with_steps(std::vector<double> durations, results::Status status) {
-  results::RunRecord run;
-  run.status = status;
-  for (size_t i = 0; i < durations.size(); ++i)
-    run.steps.push_back({static_cast<int64_t>(i + 1), 1.0, 1e-3, durations[i]});
-  return run;
-}
-
-TEST(Trials, TheMeasuredStepIsTheMedianAfterTheFirst) {
-  using results::Status;
-  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({9, 3, 1, 2}, Status::completed)), 2.0);
-  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({9, 4, 2}, Status::completed)), 3.0);
-  EXPECT_DOUBLE_EQ(*measured_step_s(run_with_steps({5}, Status::completed)), 5.0);
-  EXPECT_FALSE(measured_step_s(run_with_steps({1, 2}, Status::failed)));
-  EXPECT_FALSE(measured_step_s(run_with_steps({}, Status::completed)));
-}
-
-TEST(Trials, RankCorrelationIsSpearmans) {
-  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3}, {10, 20, 30}), 1.0);
-  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3}, {3, 2, 1}), -1.0);
-  // Without ties: 1 - 6 sum(d^2) / (n (n^2 - 1)) = 1 - 6 * 4 / (5 * 24).
-  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4, 5}, {2, 1, 4, 3, 5}), 0.8);
-  // Ties at their mean rank: ranks (1, 2.5, 2.5) against (1, 2, 3): 1.5 / sqrt(1.5 * 2).
-  EXPECT_NEAR(rank_correlation({1, 7, 7}, {1, 2, 3}), 1.5 / std::sqrt(3.0), 1e-12);
-  EXPECT_TRUE(std::isnan(rank_correlation({1}, {2})));
-  EXPECT_TRUE(std::isnan(rank_correlation({4, 4}, {1, 2})));
 }
 
 TEST(Trials, ALayoutMayBeatTheFastestUnlessEvenTheOptimisticRatioLeavesItSlower) {
