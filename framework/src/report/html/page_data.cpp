@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "report/html/plan_table.hpp"
 #include "report/html/run_choice.hpp"
 #include "report/html/step_series.hpp"
 #include "report/run_table.hpp"
@@ -250,7 +251,8 @@ nlohmann::json page_data(const std::vector<RunRecord>& runs, const PageSource& s
           {"sweep_keys", sweep_keys_json(table)},
           {"table", table_json(table)},
           {"runs", std::move(run_list)},
-          {"points", points_json(choice, runs, table)}};
+          {"points", points_json(choice, runs, table)},
+          {"plans", plans_json(runs, choice)}};
 }
 
 }  // namespace runner::report::html

@@ -11,7 +11,7 @@
 
 namespace runner::report::html {
 
-inline constexpr int kPageDataVersion = 1;
+inline constexpr int kPageDataVersion = 2;
 
 // Where the runs came from.
 struct PageSource {
@@ -21,7 +21,8 @@ struct PageSource {
 };
 
 // The page's JSON: the table of `runner report --csv`, each run with its role, epochs,
-// decimated steps and summary, and the sweep's points. NaN and infinite numbers are null.
+// decimated steps and summary, the sweep's points, and `runner plan`'s trials. NaN and
+// infinite numbers are null.
 nlohmann::json page_data(const std::vector<results::RunRecord>& runs, const PageSource& source);
 
 }  // namespace runner::report::html

@@ -33,7 +33,8 @@ TEST(PageData, HoldsTheFormatTheSourceAndOneTableRowPerRun) {
   const std::vector<RunRecord> runs = backend_sweep();
   const json data = page_data(runs, kSource);
   EXPECT_EQ(data["format"], "runner-report-page");
-  EXPECT_EQ(data["version"], 1);
+  EXPECT_EQ(data["version"], 2);
+  EXPECT_EQ(data["plans"], json::array()) << "no run of the sweep is a plan's trial";
   EXPECT_EQ(data["generator"].get<std::string>().rfind("runner ", 0), 0u);
   EXPECT_EQ(
       data["source"],

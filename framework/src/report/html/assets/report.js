@@ -450,13 +450,13 @@
 
   function readData() {
     const data = JSON.parse(byId("runner-data").textContent);
-    if (data.format !== "runner-report-page" || data.version !== 1) {
+    if (data.format !== "runner-report-page" || data.version !== 2) {
       errors.push(
         "the page's data is " +
           data.format +
           " version " +
           data.version +
-          ", this script reads runner-report-page version 1",
+          ", this script reads runner-report-page version 2",
       );
     }
     return data;
@@ -1065,6 +1065,91 @@
       grid.appendChild(element("p", "muted", "this run recorded no epochs or steps"));
   }
 
+  // ---- runner plan's trials ----
+
+  function runAnchor(run) {
+    const link = element("a", "run-link", run.label || run.group);
+    link.href = "#run=" + encodeURIComponent(run.group);
+    return link;
+  }
+
+  function planRow(data, trial, position) {
+    const run = data.runs[trial.run];
+    const ratio = trial.measured_s === null ? null : trial.measured_s / trial.predicted_s;
+    const cells = [
+      element("td", "number", String(position + 1)),
+      append(element("td", "text"), [runAnchor(run)]),
+      element("td", "number", formatSeconds(trial.predicted_s)),
+      element("td", "number", trial.measured_s === null ? "" : formatSeconds(trial.measured_s)),
+      element("td", "number", ratio === null ? "" : ratio.toFixed(2)),
+      append(element("td", "role-cell"), [roleBadge(run.role)]),
+    ];
+    return append(element("tr"), cells);
+  }
+
+  function planTable(data, plan) {
+    const titles = [
+      "#",
+      "layout (the trial's run)",
+      "predicted step",
+      "measured step",
+      "measured / predicted",
+      "",
+    ];
+    const head = append(
+      element("tr"),
+      titles.map(function (title) {
+        return element("th", null, title);
+      }),
+    );
+    const body = element("tbody");
+    plan.trials.forEach(function (trial, position) {
+      body.appendChild(planRow(data, trial, position));
+    });
+    return append(element("table", "plan-table"), [append(element("thead"), [head]), body]);
+  }
+
+  function planSummary(plan) {
+    if (plan.rank_correlation === null)
+      return element(
+        "p",
+        "muted",
+        plan.measured +
+          " of " +
+          plan.trials.length +
+          " trials measured: a rank correlation needs at least 3",
+      );
+    return element(
+      "p",
+      null,
+      "rank correlation of predicted and measured steps: " +
+        plan.rank_correlation.toFixed(2) +
+        " (" +
+        plan.measured +
+        " trials)",
+    );
+  }
+
+  function drawPlans(data) {
+    if (data.plans.length === 0) return;
+    const section = byId("plan-section");
+    section.appendChild(element("h2", null, "runner plan's trials"));
+    for (const plan of data.plans) {
+      append(section, [
+        element("h3", null, plan.experiment),
+        element(
+          "p",
+          "muted",
+          "layouts in the order the plan predicted them; measured: the median step after the " +
+            "first, of a completed trial",
+        ),
+        planTable(data, plan),
+        planSummary(plan),
+      ]);
+    }
+    section.hidden = false;
+  }
+
   // ---- across the sweep ----
 
   function keyTitle(key) {
@@ -1241,6 +1326,14 @@
     };
   }
 
+  // The swept keys the measures are drawn against: runner plan's predicted step follows from
+  // a trial's layout (the other keys), so it is no axis of its own.
+  function axisKeys(data) {
+    return data.sweep_keys.filter(function (key) {
+      return key !== "experiment.plan_step_s";
+    });
+  }
+
   function combinationOf(run, otherKeys) {
     return otherKeys
       .map(function (key) {
@@ -1251,8 +1344,8 @@
 
   function measureSpec(data, results, axis, measure) {
     const column = columnIndex(data, measure.name);
-    const key = data.sweep_keys[0];
-    const otherKeys = data.sweep_keys.slice(1);
+    const key = axisKeys(data)[0];
+    const otherKeys = axisKeys(data).slice(1);
     const byCombination = new Map();
     for (const run of results) {
       const combination = combinationOf(data.runs[run], otherKeys) || "all runs";
@@ -1290,11 +1383,11 @@
 
   function drawMeasures(data, grid, results) {
     if (results.length === 0) return;
-    const axis = sweepAxis(data, results, data.sweep_keys[0]);
+    const axis = sweepAxis(data, results, axisKeys(data)[0]);
     const measures = [
       { name: "time_s", title: "time total" },
       { name: "samples_per_s", title: "samples/s" },
-      { name: "step_time_s", title: "median step time" },
+      { name: "step_time_s", title: "mean step time" },
       { name: "peak_memory_bytes", title: "peak memory" },
       { name: "test_accuracy", title: "test accuracy" },
     ];
@@ -1338,9 +1431,9 @@
     ]);
     section.hidden = false;
     drawOverlays(data, overlayGrid, chooser.chosen());
-    if (data.sweep_keys.length === 0) return;
+    if (axisKeys(data).length === 0) return;
     append(section, [
-      element("h3", null, "each measure against " + keyTitle(data.sweep_keys[0])),
+      element("h3", null, "each measure against " + keyTitle(axisKeys(data)[0])),
       measureGrid,
     ]);
     drawMeasures(data, measureGrid, results);
@@ -1414,6 +1507,11 @@
       table = createTable(data, selectRow);
       const fromHash = runOfHash(data);
       showRun(fromHash >= 0 ? fromHash : defaultRun(data));
+    }
+    try {
+      drawPlans(data);
+    } catch (error) {
+      errors.push("plan: " + describeError(error));
     }
     try {
       drawSweep(data);
