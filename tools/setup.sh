@@ -11,7 +11,8 @@
 # enough to build and to run on a machine without a GPU, not to train on one).
 # RUNNER_BUILD_TARGETS="a b ..." builds only those targets (runner_products: the runner and its
 # plugins, no tests). RUNNER_WERROR=ON makes the compiler's warnings errors (CI).
-# RUNNER_BROWSER=no installs no chromium (the browser tests of the HTML report then skip).
+# RUNNER_BROWSER=no installs no chromium nor firefox-esr (the browser tests of the HTML report
+# then skip).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -52,9 +53,9 @@ packages=(
   dataset-fashion-mnist python3-numpy python3-h5py python3-pandas python3-matplotlib
   python3-protobuf python3-crcmod flit python3-venv
 )
-# The suite opens `runner report --html`'s pages in a real browser (about 1.5 minutes to
-# install).
-[[ ${RUNNER_BROWSER:-yes} == no ]] || packages+=(chromium)
+# The suite opens `runner report --html`'s pages in real browsers, Chromium and Firefox (about
+# 2.5 minutes to install both).
+[[ ${RUNNER_BROWSER:-yes} == no ]] || packages+=(chromium firefox-esr)
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)

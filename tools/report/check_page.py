@@ -1,16 +1,17 @@
-"""Checks a page of `runner report FILE --html` in headless Chromium: it loads with no script
-error, and its tables and charts are what the options expect.
+"""Checks a page of `runner report FILE --html` in headless Chromium (or Firefox): it loads with
+no script error, and its tables and charts are what the options expect.
 
 The page's report.js writes <pre id="runner-self-check" hidden> once everything is drawn:
 {"errors": [...], "rows": N, "charts": [{"id", "title", "series", "drawn"}], "elapsed_ms": T}.
-This opens the page from disk (`chromium --headless=new --dump-dom`), reads that element from the
-dumped DOM and compares it with the expectations; errors must always be empty.
+This opens the page from disk (`chromium --headless=new --dump-dom`; Firefox through its
+Marionette protocol, firefox_page.py), reads that element from the DOM and compares it with the
+expectations; errors must always be empty.
 
 Usage (Debian's python3, standard library only):
-  /usr/bin/python3 tools/report/check_page.py PAGE.html [--expect-rows N]
-      [--expect-chart TITLE=SERIES]... [--expect-text TEXT]... [--expect-title TEXT]
-      [--screenshot PNG] [--time]
-Exit 0 when every expectation holds; 1 with a line per failed one; 77 when Chromium is absent
+  /usr/bin/python3 tools/report/check_page.py PAGE.html [--browser chromium|firefox]
+      [--expect-rows N] [--expect-chart TITLE=SERIES]... [--expect-text TEXT]...
+      [--expect-title TEXT] [--screenshot PNG] [--time]
+Exit 0 when every expectation holds; 1 with a line per failed one; 77 when the browser is absent
 (a test then skips, saying why).
 """
 import argparse
@@ -21,6 +22,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+import firefox_page
 
 SKIP = 77
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -125,6 +128,17 @@ def failures(check, page, args):
     return found
 
 
+def dom_of(binary, args):
+    """The page's DOM once drawn, in the chosen browser; the screenshot too when asked."""
+    if args.browser == "firefox":
+        return firefox_page.dom_and_screenshot(binary, args.page, args.screenshot, TIMEOUT_S)
+    dom = chromium(binary, args.page, ["--dump-dom"])
+    if args.screenshot:
+        chromium(binary, args.page, ["--screenshot=" + os.path.abspath(args.screenshot),
+                                     "--window-size=1400,3000", "--hide-scrollbars"])
+    return dom
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("page", help="the .html file to open")
@@ -136,21 +150,21 @@ def main():
     parser.add_argument("--expect-title", metavar="TEXT", help="the page's <title>")
     parser.add_argument("--screenshot", metavar="PNG", help="also save a 1400x3000 screenshot")
     parser.add_argument("--time", action="store_true", help="print the page's elapsed_ms")
+    parser.add_argument("--browser", choices=("chromium", "firefox"), default="chromium",
+                        help="the headless browser to open it in (default chromium)")
     args = parser.parse_args()
 
-    binary = chromium_binary()
+    binary = chromium_binary() if args.browser == "chromium" else firefox_page.binary()
     if binary is None:
-        print("check_page: skipped: no chromium on PATH (apt-get install chromium)")
+        package = "chromium" if args.browser == "chromium" else "firefox-esr"
+        print(f"check_page: skipped: no {args.browser} on PATH (apt-get install {package})")
         return SKIP
     if not os.path.isfile(args.page):
         print(f"check_page: {args.page}: no such file")
         return 1
     try:
         page = PageText()
-        page.feed(without_scripts(chromium(binary, args.page, ["--dump-dom"])))
-        if args.screenshot:
-            chromium(binary, args.page, ["--screenshot=" + os.path.abspath(args.screenshot),
-                                         "--window-size=1400,3000", "--hide-scrollbars"])
+        page.feed(without_scripts(dom_of(binary, args)))
     except (RuntimeError, subprocess.TimeoutExpired, OSError) as error:
         print(f"check_page: {args.page}: {error}")
         return 1
