@@ -1,7 +1,6 @@
 // train.check_collectives: the members' calls compared before a collective runs; a member that
 // called another collective, type or size fails every member at once with both calls named,
 // and calls that agree run as without the check.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -12,8 +11,6 @@
 
 #include "distributed/call_check.hpp"
 #include "runner/errors.hpp"
-
-using ::testing::HasSubstr;
 
 namespace runner::testing {
 namespace {

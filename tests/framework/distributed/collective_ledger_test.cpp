@@ -1,6 +1,5 @@
 // The ledger alone: sequence numbers per group, the phase and step of each call, the caller's
 // words cut to fit, states and times, and a ring that wraps without growing.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -8,8 +7,6 @@
 
 #include "distributed/collective_ledger.hpp"
 #include "ledger_calls.hpp"
-
-using ::testing::HasSubstr;
 
 namespace runner::distributed {
 namespace {

@@ -48,7 +48,7 @@ TEST(Collectives, ReduceScatterGivesEachRankItsPartOfTheSum) {
 TEST(Collectives, ReduceScatterInPlaceIntoTheRanksOwnPart) {
   on_ranks(2, [](int rank, RankConnection& c) {
     torch::Tensor buffer = torch::full({4}, rank + 1.0);
-    torch::Tensor own = buffer.narrow(0, 2 * rank, 2);
+    torch::Tensor own = buffer.narrow(0, int64_t{2} * rank, 2);
     c.communicator->start_reduce_scatter_sum(own, buffer)->wait();
     EXPECT_TRUE(torch::equal(own, torch::full({2}, 3.0)));
   });
