@@ -2,8 +2,9 @@
 # `runner report --html` on a big sweep: 500 runs of 10 epochs and 1,000 steps each (the
 # sample_results fixture's "big" file). Prints the time to write the page, its size (goal:
 # under 10 MB), and the time headless Chromium takes to open and draw it, by the page's own
-# measure from navigation start to the last chart (goal: under 2 s), ROUNDS times. Run on an
-# idle machine (the load is printed) after the build (build/ by default).
+# measure from navigation start to the last chart (goal: under 2 s), ROUNDS times, then
+# headless Firefox's where firefox-esr is installed, interleaved. Run on an idle machine (the
+# load is printed) after the build (build/ by default).
 #   tools/bench/report_page.sh [build folder] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,8 +21,12 @@ end=$(date +%s.%N)
 bytes=$(stat -c %s "$work/big.html")
 awk -v s="$start" -v e="$end" -v b="$bytes" \
   'BEGIN { printf "page written in %.2f s: %.2f MB (goal: under 10)\n", e - s, b / 1e6 }'
+browsers=(chromium)
+command -v firefox-esr > /dev/null && browsers+=(firefox)
 for round in $(seq "$rounds"); do
-  /usr/bin/python3 tools/report/check_page.py "$work/big.html" --expect-rows 500 --time |
-    sed "s/^/round $round: /"
+  for browser in "${browsers[@]}"; do
+    /usr/bin/python3 tools/report/check_page.py "$work/big.html" --browser "$browser" \
+      --expect-rows 500 --time | sed "s/^/round $round, $browser: /"
+  done
 done
 echo "(goal: drawn in under 2000 ms)"

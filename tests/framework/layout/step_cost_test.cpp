@@ -53,7 +53,7 @@ Layout layout_of(const std::string& strategy, int data_parallel, int64_t micro_b
 }
 
 StepCost cost_of(const Layout& layout, Devices devices = {2, false},
-                 Rates rates = uniform_rates()) {
+                 const Rates& rates = uniform_rates()) {
   const ModelEstimate model = two_layers();
   return predict_step({layout, model, /*batch_size=*/8, /*states=*/2, devices}, rates);
 }

@@ -17,8 +17,10 @@ constexpr size_t kOneMiB = size_t{1} << 20;
 std::vector<void*> freed;
 void note_freed(void* data) { freed.push_back(data); }
 
-// Fake blocks: the cache only stores and compares their addresses, never touches them.
+// Fake blocks: the cache only stores and compares their addresses, never touches them (so an
+// integer made a pointer is all they need).
 CpuBlock fake(size_t address, size_t bytes) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   return {reinterpret_cast<void*>(address), bytes, &note_freed};
 }
 
@@ -102,7 +104,7 @@ TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
   measure::count_cpu_allocations();
   measure::release_cached_cpu_blocks();
   const int64_t before = measure::cpu_bytes_in_use();
-  const int64_t elements = 12 * 1024 * 1024;  // 48 MiB of floats
+  const int64_t elements = int64_t{12} * 1024 * 1024;  // 48 MiB of floats
   void* first = nullptr;
   {
     torch::Tensor t = torch::full({elements}, 2.0f);
@@ -129,7 +131,7 @@ TEST(CpuMemory, ALargeTensorsMemoryServesTheNextOfItsSizeAndCountsAsFreed) {
 TEST(CpuMemory, TheResidentCeilingStopsKeepingAndDropsKeptBlocks) {
   measure::count_cpu_allocations();
   measure::release_cached_cpu_blocks();
-  const int64_t elements = 12 * 1024 * 1024;  // 48 MiB of floats
+  const int64_t elements = int64_t{12} * 1024 * 1024;  // 48 MiB of floats
   const int64_t half = measure::resident_memory_bytes() / 2;
   measure::keep_resident_memory_under(half);
   torch::full({elements}, 1.0f);
@@ -139,7 +141,7 @@ TEST(CpuMemory, TheResidentCeilingStopsKeepingAndDropsKeptBlocks) {
   torch::full({elements}, 1.0f);
   EXPECT_GE(measure::cached_cpu_bytes(), elements * 4) << "no ceiling: kept";
   const int64_t resident = measure::resident_memory_bytes();
-  measure::keep_resident_memory_under(resident + 8 * 1024 * 1024);
+  measure::keep_resident_memory_under(resident + int64_t{8} * 1024 * 1024);
   {
     torch::Tensor other_size = torch::full({elements + 1024}, 1.0f);
     EXPECT_EQ(measure::cached_cpu_bytes(), 0) << "the kept block made room for the fresh one";
@@ -160,7 +162,7 @@ TEST(CpuMemory, ARunsKeptBlocksAreBoundedByItsBaseAndPlanAndReleasedAtItsEnd) {
     const int64_t ceiling = measure::keep_resident_memory_under(0);
     EXPECT_NEAR(static_cast<double>(ceiling - base), 1.25 * 1024 * 1024 * 1024, 64.0 * 1024 * 1024);
     measure::keep_resident_memory_under(ceiling);
-    torch::full({12 * 1024 * 1024}, 1.0f);
+    torch::full({int64_t{12} * 1024 * 1024}, 1.0f);
     EXPECT_GT(measure::cached_cpu_bytes(), 0);
   }
   EXPECT_EQ(measure::cached_cpu_bytes(), 0);

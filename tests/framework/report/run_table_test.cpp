@@ -24,7 +24,7 @@ EpochRecord epoch(int64_t number, double duration_s, double samples_per_s, doubl
   record.data_wait_s = duration_s / 10;
   record.compute_s = duration_s - record.data_wait_s;
   record.samples_per_s = samples_per_s;
-  record.peak_memory_bytes = number * kMiB;
+  record.peak_memory_bytes = static_cast<double>(number) * kMiB;
   record.test_accuracy = test_accuracy;
   return record;
 }
@@ -171,7 +171,7 @@ TEST(RunTable, MeasuredPhasesAreSummedAndSavedActivationsTheLargest) {
   for (auto& e : measured.epochs) {
     e.forward_s = 2.5;
     e.backward_s = 4.0;
-    e.activation_memory_bytes = e.epoch * 3 * kMiB;
+    e.activation_memory_bytes = static_cast<double>(e.epoch * 3) * kMiB;
   }
   const RunTable table = run_table({measured, completed_run("old")});
   EXPECT_DOUBLE_EQ(number(table, 0, "forward_s"), 5.0);

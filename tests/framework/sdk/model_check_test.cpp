@@ -1,6 +1,7 @@
 // runner::check_model and check_estimate on small models, each broken in one way a plugin
 // author meets: every problem is found and named, and a sound model passes.
 #include <gtest/gtest.h>
+#include <torch/nn/modules/linear.h>
 #include <runner/model_check.hpp>
 
 #include <memory>

@@ -19,13 +19,14 @@ TEST(PluginBuilder, TensorParallelismJoinsTheModelOfItsName) {
   PluginBuilder plugin;
   plugin.add_model("plain", "1.0.0", "a model that does not split", Schema(), no_model());
   plugin.add_model("split", "1.0.0", "a model that splits", Schema(), no_model());
-  plugin.add_tensor_parallel(
-      "split", {[](Model&, std::shared_ptr<Communicator>) { return std::vector<torch::Tensor>(); },
-                [](const Options&, const ModelContext&) {
-                  SplitEstimate estimate;
-                  estimate.divisors = {{"heads", 4}};
-                  return estimate;
-                }});
+  plugin.add_tensor_parallel("split", {[](Model&, const std::shared_ptr<Communicator>&) {
+                                         return std::vector<torch::Tensor>();
+                                       },
+                                       [](const Options&, const ModelContext&) {
+                                         SplitEstimate estimate;
+                                         estimate.divisors = {{"heads", 4}};
+                                         return estimate;
+                                       }});
   const std::vector<Component>& components = plugin.components();
   ASSERT_EQ(components.size(), 2u);
   EXPECT_FALSE(components[0].tensor_parallel.split);

@@ -2,7 +2,6 @@
 // the training time lost since that attempt's newest checkpoint or start.
 #include "sweep/launcher_restart.hpp"
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <utime.h>
 
@@ -10,8 +9,6 @@
 #include <fstream>
 
 #include "checkpoint/folders.hpp"
-
-using ::testing::HasSubstr;
 
 namespace runner::sweep {
 namespace {

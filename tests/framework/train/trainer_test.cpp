@@ -1,6 +1,7 @@
 // Tests of the trainer: it learns and records, seeds repeat losses, phases, GPU readings, NaN.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include <cmath>
 
