@@ -35,11 +35,8 @@ VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
 
 
 def chromium_binary():
-    for name in CHROMIUM_NAMES:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+    """Chromium's path, or None where it is not installed."""
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
 
 
 def chromium(binary, page, extra):

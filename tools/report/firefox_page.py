@@ -30,11 +30,8 @@ SELF_CHECK_SCRIPT = ("const check = document.getElementById('runner-self-check')
 
 
 def binary():
-    for name in FIREFOX_NAMES:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+    """Firefox's path, or None where it is not installed."""
+    return next(filter(None, map(shutil.which, FIREFOX_NAMES)), None)
 
 
 def free_port():
