@@ -448,10 +448,10 @@ std::string earlier_id_of(std::string config_toml) {
   const size_t fault = config_toml.find("[fault]\n");
   EXPECT_NE(fault, std::string::npos) << config_toml;
   config_toml.erase(fault, config_toml.find("\n\n", fault) + 2 - fault);
-  // Nor the [train] keys those files did not have, at their defaults.
+  // Nor the [train] and [experiment] keys those files did not have, at their defaults.
   for (const std::string line :
        {"max_eval_steps = 0\n", "collective_ledger = 4096\n", "max_restarts = 0\n",
-        "stall_timeout_s = 1800\n", "check_collectives = false\n"}) {
+        "stall_timeout_s = 1800\n", "check_collectives = false\n", "plan_step_s = 0.0\n"}) {
     const size_t at = config_toml.find("\n" + line);
     EXPECT_NE(at, std::string::npos) << config_toml;
     config_toml.erase(at + 1, line.size());
