@@ -73,6 +73,7 @@ class Case:
     companion_s: float = 0  # how long the companion runs before the command starts
     kept: tuple = ()  # glob patterns, in its folder, of files it must leave as they were
     limits: dict = field(default_factory=dict)  # resource.RLIMIT_* -> value, the command's own
+    unprivileged: bool = False  # run as nobody when root (root is exempt from RLIMIT_NPROC)
     teardown: object = None  # (dir) -> None, after the case is judged (a tmpfs unmounted)
 
 
@@ -541,6 +542,19 @@ def stop_companion(companion):
         companion.wait(timeout=60)
 
 
+NOBODY = 65534
+
+
+def open_to_everyone(d):
+    """The case's folder and what it holds, readable and writable by an unprivileged user (the
+    folder above it only passed through)."""
+    os.chmod(os.path.dirname(d), 0o711)
+    for folder, _, files in os.walk(d):
+        os.chmod(folder, 0o777)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o666)
+
+
 def run_case(case, top):
     d = os.path.join(top, case.name)
     os.makedirs(d)
@@ -551,12 +565,18 @@ def run_case(case, top):
     env = dict(os.environ)
     extra = case.env(d) if callable(case.env) else case.env
     env.update({k: v.replace("{dir}", d) for k, v in extra.items()})
+    as_nobody = case.unprivileged and os.geteuid() == 0
+    if as_nobody:
+        open_to_everyone(d)
     def limit():
         for which, value in case.limits.items():
             resource.setrlimit(which, (value, value))
+        if as_nobody:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
     process = subprocess.Popen([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=env, start_new_session=True, cwd=d,
-                               preexec_fn=limit if case.limits else None)
+                               preexec_fn=limit if case.limits or as_nobody else None)
     sent = None
     if case.send:
         time.sleep(case.send[0])

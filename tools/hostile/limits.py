@@ -192,6 +192,14 @@ def resource_cases(h, add):
         add("resource limits", f"{name.lower()}_{value}", h.run_blobs(), (2,),
             f"{name}={value}: a thread count must be a whole number from 1 to 1024",
             env={name: value}, limit_s=60)
+    # ulimit -u counts a user's threads: at::set_num_threads waited forever for a worker that
+    # could not start (as nobody: root is exempt).
+    for threads, nproc in ((4, 2), (1, 1)):
+        add("resource limits", f"threads_{threads}_past_ulimit_u_{nproc}",
+            lambda d, threads=threads: ["--plugin-path", h.GOOD, "--set",
+                                        f"train.threads={threads}", h.blobs(d)], (5,),
+            f"cannot start {2 * threads - 1} threads beside this one",
+            limits=limited(nproc=nproc), unprivileged=True, limit_s=60)
     add("resource limits", "check_op_threads_100000",
         lambda d: ["check-op", "gelu", "--threads", "100000"], (2,),
         "--threads: '100000' is not a whole number from 0 to 1024", limit_s=60)

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "machine/blas_kernels.hpp"
+#include "machine/thread_start.hpp"
 #include "runner/errors.hpp"
 #include "runner/version.hpp"
 
@@ -96,6 +97,16 @@ bool openblas_runs_on_openmp() {
 int configure_threads(int64_t requested, int local_ranks) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = requested > 0 ? static_cast<int>(requested) : std::max(1, cores / local_ranks);
+  // ATen starts a pool of `threads` at set_num_threads (Debian's pthreadpool waits there for
+  // each worker, forever for one that could not start), and OpenMP `threads` - 1 more at the
+  // first parallel region: all of them are checked first.
+  const int beside = 2 * threads - 1;
+  if (const auto problem = machine::thread_start_problem(beside))
+    throw RunError(fmt::format("{} intra-op threads take {} threads beside this one (ATen's pool "
+                               "of {}, OpenMP's {}): {}",
+                               threads, beside, threads, threads - 1, *problem),
+                   "raise the limit (ulimit -u), or ask for fewer threads: [train] threads, or "
+                   "check-op's --threads");
   at::set_num_threads(threads);
   // OpenBLAS's OpenMP build multiplies on ATen's own OpenMP threads: all of them (its
   // openblas_set_num_threads sets OpenMP's count too). Its pthreads build keeps a pool of its

@@ -16,7 +16,8 @@ torch::Device resolve_device(const std::string& name, int local_rank = 0);
 // ATen's intra-op threads (0 = the cores shared out among the ranks on this machine), and as
 // many for OpenBLAS's OpenMP build, which runs on the same threads; OpenBLAS's pthreads build
 // is kept at one thread, whose own pool otherwise fights ATen's (measured: a LeNet-5 epoch
-// took 1.7x as long; tools/bench/README.md, gpt2_step.sh). Returns the count.
+// took 1.7x as long; tools/bench/README.md, gpt2_step.sh). Returns the count. A RunError
+// when the process cannot start that many threads (ulimit -u), before LibTorch waits for them.
 int configure_threads(int64_t requested, int local_ranks = 1);
 
 // Tensor ops of the calling thread (a loader thread) run on that thread alone; the others
