@@ -67,6 +67,15 @@ TEST(PlanTable, APointTriedAgainIsOneTrialItsResult) {
   EXPECT_EQ(plan["measured"], 1);
 }
 
+// Three measured trials of one step time each: no order to correlate, so none is given.
+TEST(PlanTable, MeasuredStepsAllAlikeHaveNoRankCorrelation) {
+  const json plan =
+      plans_of({trial("a", 0.01, Status::completed, 4), trial("b", 0.02, Status::completed, 4),
+                trial("c", 0.03, Status::completed, 4)})[0];
+  EXPECT_EQ(plan["measured"], 3);
+  EXPECT_TRUE(plan["rank_correlation"].is_null());
+}
+
 TEST(PlanTable, EachExperimentIsItsOwnPlan) {
   const std::vector<RunRecord> runs = {trial("a", 0.01, Status::completed, 4, "first"),
                                        trial("a", 0.02, Status::completed, 4, "second")};

@@ -1110,6 +1110,12 @@
   }
 
   function planSummary(plan) {
+    if (plan.rank_correlation === null && plan.measured >= 3)
+      return element(
+        "p",
+        "muted",
+        "no rank correlation: the predicted or the measured steps are all alike",
+      );
     if (plan.rank_correlation === null)
       return element(
         "p",
