@@ -55,7 +55,8 @@ Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}
   const int pipelines = world / options.stages;
   std::vector<std::vector<double>> losses(static_cast<size_t>(world));
   std::vector<std::vector<torch::Tensor>> weights(static_cast<size_t>(world));
-  std::vector<bool> reports(static_cast<size_t>(world));
+  // char, not bool: std::vector<bool> packs ranks into one word, and the rank threads write it.
+  std::vector<char> reports(static_cast<size_t>(world));
   on_ranks(world, [&](int rank, distributed::RankConnection& c) {
     auto model = seeded(rank == 0 ? 5 : 50 + static_cast<uint64_t>(rank));
     PipelineStrategy pipeline(options);
@@ -70,7 +71,7 @@ Trace on_pipeline(PipelineOptions options, int world, Techniques techniques = {}
     for (int step = 0; step < kSteps; ++step)
       losses[static_cast<size_t>(rank)].push_back(
           pipeline.train_step(rows_of(batch_of(step), p, pipelines)).loss.item<double>());
-    reports[static_cast<size_t>(rank)] = pipeline.reports_metrics();
+    reports[static_cast<size_t>(rank)] = pipeline.reports_metrics() ? 1 : 0;
     for (const auto& w : model->parameters())
       weights[static_cast<size_t>(rank)].push_back(w.detach().clone());
   });
