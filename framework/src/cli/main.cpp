@@ -280,9 +280,7 @@ int main(int argc, char** argv) {
   keep_freed_buffers();
   try {
     if (const auto problem = runner::machine::thread_variable_problem())
-      throw runner::ConfigError(*problem,
-                                "unset it: runner sets each rank's threads from "
-                                "[train] threads (default: the cores)");
+      throw runner::ConfigError(*problem, runner::machine::kThreadVariableHint);
     return dispatch(argc, argv);
   } catch (const runner::Error& e) {
     return report_error(e);

@@ -14,6 +14,10 @@ namespace runner::machine {
 // The most threads a variable may ask for: the bound of [train] threads.
 inline constexpr long kMostThreads = 1024;
 
+// What to do about a thread count the environment sets wrong.
+inline constexpr const char* kThreadVariableHint =
+    "unset it: runner sets each rank's threads from [train] threads (default: the cores)";
+
 // The variables read, in order: OMP_NUM_THREADS (a list, one count per nesting level),
 // OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, MKL_NUM_THREADS.
 // The first one set to anything but whole numbers from 1 to kMostThreads, as one line:

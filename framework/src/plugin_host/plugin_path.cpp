@@ -9,9 +9,8 @@ namespace fs = std::filesystem;
 namespace runner::plugin_host {
 
 std::string default_plugin_folder(const std::string& executable) {
-  return (fs::path(executable).parent_path().parent_path() / "lib" / "runner" / "plugins")
-      .lexically_normal()
-      .string();
+  const fs::path prefix = fs::path(executable).parent_path().parent_path().parent_path();
+  return (prefix / "lib" / "runner" / "plugins").lexically_normal().string();
 }
 
 std::string current_executable() {

@@ -19,7 +19,8 @@ std::vector<std::string> plugin_search_path(const PluginPathSources& sources);
 // The folders of RUNNER_PLUGIN_PATH's value, empty entries left out.
 std::vector<std::string> environment_folders(const std::string& environment);
 
-// <folder of the binary>/../lib/runner/plugins
+// The plugins of the prefix the host program lies in: PREFIX/libexec/runner/runner ->
+// PREFIX/lib/runner/plugins.
 std::string default_plugin_folder(const std::string& executable);
 
 // /proc/self/exe, resolved.
