@@ -11,6 +11,7 @@
 #include "checkpoint/reader.hpp"
 #include "checkpoint/safetensors.hpp"
 #include "common/output_path.hpp"
+#include "common/started_threads.hpp"
 #include "runner/errors.hpp"
 
 namespace runner::checkpoint {
@@ -59,17 +60,17 @@ void ShardWriter::save(const std::vector<StatePiece>& pieces, Manifest manifest)
         piece.values.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
     copies.push_back(std::move(copy));
   }
-  thread_ =
-      std::thread([this, copies = std::move(copies), manifest = std::move(manifest)]() mutable {
-        try {
-          write(copies, std::move(manifest));
-        } catch (const fs::filesystem_error& e) {
-          error_ = std::make_exception_ptr(DataError(fmt::format(
-              "cannot write the checkpoint in {}: {}", e.path1().string(), e.code().message())));
-        } catch (...) {
-          error_ = std::current_exception();
-        }
-      });
+  thread_ = started_thread("checkpoint writer", [this, copies = std::move(copies),
+                                                 manifest = std::move(manifest)]() mutable {
+    try {
+      write(copies, std::move(manifest));
+    } catch (const fs::filesystem_error& e) {
+      error_ = std::make_exception_ptr(DataError(fmt::format(
+          "cannot write the checkpoint in {}: {}", e.path1().string(), e.code().message())));
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
 }
 
 void ShardWriter::finish() {

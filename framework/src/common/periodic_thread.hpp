@@ -6,20 +6,27 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
+
+#include "common/started_threads.hpp"
 
 namespace runner {
 
 enum class FirstTick { at_once, after_a_period };
 
 // Calls `tick` every `period` (the first time at once or after a period) until `tick` returns
-// false or the object is destroyed. Destruction wakes the thread at once and joins it: declare
+// false or the object is destroyed. A thread the system refuses is a RunError naming `what`
+// ("heartbeat"). Destruction wakes the thread at once and joins it: declare
 // a PeriodicThread after the members its tick uses, so that it stops before they go.
 class PeriodicThread {
  public:
-  PeriodicThread(std::chrono::milliseconds period, FirstTick first, std::function<bool()> tick)
-      : period_(period), tick_(std::move(tick)), thread_([this, first] { loop(first); }) {}
+  PeriodicThread(const std::string& what, std::chrono::milliseconds period, FirstTick first,
+                 std::function<bool()> tick)
+      : period_(period),
+        tick_(std::move(tick)),
+        thread_(started_thread(what, [this, first] { loop(first); })) {}
 
   ~PeriodicThread() {
     {

@@ -78,7 +78,7 @@ RankHealth::RankHealth(c10::intrusive_ptr<c10d::Store> store,
       rank_(rank),
       world_size_(world_size),
       watch_(std::move(watch)),
-      beater_(kBeat, FirstTick::at_once, [this] { return beat(); }) {}
+      beater_("heartbeat", kBeat, FirstTick::at_once, [this] { return beat(); }) {}
 
 // A store that went away ends the beats; the diagnosis then finds it gone too.
 bool RankHealth::beat() {

@@ -45,7 +45,8 @@ InterruptibleWait::InterruptibleWait(std::string prefix, Record record,
     : prefix_(std::move(prefix)),
       record_(std::move(record)),
       grace_(grace),
-      watcher_(std::chrono::milliseconds(50), FirstTick::at_once, [this] { return watch(); }) {}
+      watcher_("interrupt watcher", std::chrono::milliseconds(50), FirstTick::at_once,
+               [this] { return watch(); }) {}
 
 // The waiting thread cannot be woken: this one records the run and ends the process.
 bool InterruptibleWait::watch() {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/started_threads.hpp"
 #include "distributed/gloo_group.hpp"
 #include "layout/best_seconds.hpp"
 #include "layout/collective_rates.hpp"
@@ -138,11 +139,10 @@ double shared_by_ranks(const Calibration& c, const Measure& measure) {
   if (ranks == 1) return measure();
   std::vector<double> results(static_cast<size_t>(ranks));
   std::vector<std::thread> threads;
-  for (int i = 0; i < ranks; ++i)
-    threads.emplace_back([&, i] {
-      at::set_num_threads(std::max(1, c.threads_per_rank));
-      results[static_cast<size_t>(i)] = measure();
-    });
+  start_threads(threads, ranks, "calibration", [&](int64_t i) {
+    at::set_num_threads(std::max(1, c.threads_per_rank));
+    results[static_cast<size_t>(i)] = measure();
+  });
   for (auto& t : threads) t.join();
   double sum = 0;
   for (double r : results) sum += r;
@@ -170,7 +170,7 @@ double loopback_rate() {
       getsockname(server.fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
     throw RunError("runner plan: cannot open a loopback socket to measure the link",
                    "give the link's rate with --bandwidth GB/s");
-  std::thread sender([address] {
+  std::thread sender = started_thread("loopback sender", [address] {
     Socket client(socket(AF_INET, SOCK_STREAM, 0));
     if (connect(client.fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0)
       return;

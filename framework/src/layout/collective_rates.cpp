@@ -11,6 +11,7 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "common/started_threads.hpp"
 #include "distributed/connect.hpp"
 #include "layout/best_seconds.hpp"
 
@@ -53,15 +54,14 @@ CollectiveRates measure_gloo_collectives(int64_t bytes) {
   CollectiveRates rates[2];
   std::exception_ptr failed[2];
   std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r)
-    ranks.emplace_back([&, r] {
-      try {
-        at::set_num_threads(1);
-        rates[r] = measure_as_rank(r, store, bytes);
-      } catch (...) {
-        failed[r] = std::current_exception();
-      }
-    });
+  start_threads(ranks, 2, "collective measurement", [&](int64_t r) {
+    try {
+      at::set_num_threads(1);
+      rates[r] = measure_as_rank(static_cast<int>(r), store, bytes);
+    } catch (...) {
+      failed[r] = std::current_exception();
+    }
+  });
   for (auto& t : ranks) t.join();
   for (const auto& f : failed)
     if (f) std::rethrow_exception(f);

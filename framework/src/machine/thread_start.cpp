@@ -2,23 +2,16 @@
 // together as a pool's would.
 #include "machine/thread_start.hpp"
 
-#include <sys/resource.h>
-
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "common/started_threads.hpp"
+
 namespace runner::machine {
 namespace {
-
-// "2", or "unlimited".
-std::string process_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "unlimited";
-  return std::to_string(limit.rlim_cur);
-}
 
 class Gate {
  public:
@@ -50,9 +43,7 @@ std::optional<std::string> thread_start_problem(int beside) {
     try {
       started.emplace_back([&gate] { gate.wait(); });
     } catch (const std::system_error& e) {
-      problem = "cannot start " + std::to_string(beside) +
-                " threads beside this one: " + e.code().message() + "; this user may run " +
-                process_limit() + " processes and threads (ulimit -u)";
+      problem = thread_refusal(std::to_string(beside) + " threads beside this one", e);
     }
   }
   gate.open();

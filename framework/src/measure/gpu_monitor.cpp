@@ -19,7 +19,7 @@ GpuMonitor::GpuMonitor(std::shared_ptr<Nvml> nvml, const std::string& pci_bus_id
                        std::chrono::milliseconds period)
     : nvml_(std::move(nvml)),
       device_(readable_device(*nvml_, pci_bus_id)),
-      sampler_(period, FirstTick::after_a_period, [this] {
+      sampler_("GPU sampler", period, FirstTick::after_a_period, [this] {
         sample();
         return true;
       }) {}

@@ -1,13 +1,13 @@
 // The batches of one pass, made in order, by worker threads when asked.
 #include "train/batch_loader.hpp"
 
+#include "common/started_threads.hpp"
 #include "measure/system.hpp"
 
 namespace runner::train {
 BatchLoader::BatchLoader(int64_t count, BatchMaker make, int64_t num_workers, int64_t prefetch)
     : count_(count), make_(std::move(make)), capacity_(num_workers * prefetch) {
-  const int64_t threads = std::min(num_workers, count);
-  for (int64_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  start_threads(workers_, std::min(num_workers, count), "data loader", [this](int64_t) { work(); });
 }
 
 BatchLoader::~BatchLoader() {

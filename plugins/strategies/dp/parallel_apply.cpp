@@ -6,6 +6,8 @@
 
 #include <exception>
 #include <runner/errors.hpp>
+#include <string>
+#include <system_error>
 #include <thread>
 
 namespace runner::strategies {
@@ -28,7 +30,15 @@ void parallel_apply(const std::vector<torch::Device>& devices, size_t count,
     }
   };
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < count; ++i) threads.emplace_back(run, i);
+  try {
+    for (size_t i = 1; i < count; ++i) threads.emplace_back(run, i);
+  } catch (const std::system_error& e) {
+    // Destroyed unjoined, a started thread would end the process by std::terminate.
+    for (auto& thread : threads) thread.join();
+    throw RunError("dp: cannot start a thread for each of " + std::to_string(count) +
+                       " devices: " + e.code().message() + " (see ulimit -u)",
+                   "raise the limit of processes and threads (ulimit -u)");
+  }
   run(0);
   for (auto& thread : threads) thread.join();
   for (const auto& failure : failures)

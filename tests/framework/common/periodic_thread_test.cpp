@@ -25,7 +25,7 @@ bool reaches(const std::atomic<int>& ticks, int at_least) {
 
 TEST(PeriodicThread, TicksAtOnceWhenAsked) {
   std::atomic<int> ticks{0};
-  PeriodicThread thread(kHour, FirstTick::at_once, [&] {
+  PeriodicThread thread("test", kHour, FirstTick::at_once, [&] {
     ++ticks;
     return true;
   });
@@ -35,7 +35,7 @@ TEST(PeriodicThread, TicksAtOnceWhenAsked) {
 TEST(PeriodicThread, WaitsAPeriodBeforeTheFirstTickWhenAsked) {
   std::atomic<int> ticks{0};
   {
-    PeriodicThread thread(kHour, FirstTick::after_a_period, [&] {
+    PeriodicThread thread("test", kHour, FirstTick::after_a_period, [&] {
       ++ticks;
       return true;
     });
@@ -46,7 +46,7 @@ TEST(PeriodicThread, WaitsAPeriodBeforeTheFirstTickWhenAsked) {
 
 TEST(PeriodicThread, TicksEveryPeriod) {
   std::atomic<int> ticks{0};
-  PeriodicThread thread(milliseconds(1), FirstTick::after_a_period, [&] {
+  PeriodicThread thread("test", milliseconds(1), FirstTick::after_a_period, [&] {
     ++ticks;
     return true;
   });
@@ -55,7 +55,7 @@ TEST(PeriodicThread, TicksEveryPeriod) {
 
 TEST(PeriodicThread, ATickReturningFalseIsTheLast) {
   std::atomic<int> ticks{0};
-  PeriodicThread thread(milliseconds(1), FirstTick::at_once, [&] {
+  PeriodicThread thread("test", milliseconds(1), FirstTick::at_once, [&] {
     ++ticks;
     return ticks < 3;
   });
@@ -67,7 +67,7 @@ TEST(PeriodicThread, ATickReturningFalseIsTheLast) {
 TEST(PeriodicThread, StopsWithoutWaitingForThePeriod) {
   const auto start = Clock::now();
   {
-    PeriodicThread thread(kHour, FirstTick::at_once, [] { return true; });
+    PeriodicThread thread("test", kHour, FirstTick::at_once, [] { return true; });
   }
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(30));
 }
