@@ -137,6 +137,13 @@ bool ended_by_the_launcher(const RankExit& exit) {
   return exit.signal == SIGTERM || exit.signal == SIGKILL || exit.exit_code == 128 + SIGTERM;
 }
 
+// What to do about a rank that ended without a report of its own.
+std::string exit_hint(const RankExit& exit) {
+  if (exit.oom_kills == 0) return "";
+  return "give each rank less to hold (a smaller batch or model, fewer ranks on this machine) "
+         "or more memory; dmesg shows the kernel's report";
+}
+
 // The rank at fault: the first to fail that did not fail because of another rank. Its own
 // report says why; without one (a signal, an exit before it connected), its exit does.
 Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
@@ -151,9 +158,10 @@ Failure failure_of(const LaunchResult& result, c10d::Store& run_store,
     const auto own = distributed::reported_failure(run_store, exit.rank);
     const std::string why = own ? "failed: " + *own : describe_exit(exit);
     const bool known_class = exit.exit_code >= 2 && exit.exit_code <= 5;
-    Failure f{fmt::format("rank {} {}", exit.rank, why),
-              known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime),
-              own ? distributed::reported_hint(run_store, exit.rank).value_or("") : ""};
+    Failure f{
+        fmt::format("rank {} {}", exit.rank, why),
+        known_class ? exit.exit_code : static_cast<int>(ErrorClass::runtime),
+        own ? distributed::reported_hint(run_store, exit.rank).value_or("") : exit_hint(exit)};
     f.rank = exit.rank;
     f.fate = own ? "" : describe_exit(exit);
     f.own_error = own.has_value();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "ranks/oom_kills.hpp"
 #include "ranks/rank_processes.hpp"
 #include "runner/errors.hpp"
 
@@ -101,6 +102,8 @@ class Shutdown {
     }
   }
 
+  bool killed() const { return kill_sent_; }
+
  private:
   static constexpr Clock::time_point kNotYet = Clock::time_point::max();
   std::chrono::milliseconds grace_;
@@ -109,13 +112,26 @@ class Shutdown {
   bool kill_sent_ = false;
 };
 
+// A SIGKILL the launcher did not send, while the kernel's out-of-memory killer ended processes
+// since `before`: how many; 0 otherwise.
+uint64_t oom_kills_of(const RankExit& exit, const Shutdown& shutdown,
+                      std::optional<uint64_t> before) {
+  if (exit.signal != SIGKILL || exit.stopped_by != 0 || shutdown.killed() || !before) return 0;
+  const std::optional<uint64_t> now = oom_kill_count();
+  return now && *now > *before ? *now - *before : 0;
+}
+
 }  // namespace
 
 std::string describe_exit(const RankExit& exit) {
   if (exit.signal != 0) {
     const char* name = signal_name(exit.signal);
-    return "was killed by signal " + std::to_string(exit.signal) +
-           (name ? std::string(" (") + name + ")" : "");
+    std::string text = "was killed by signal " + std::to_string(exit.signal) +
+                       (name ? std::string(" (") + name + ")" : "");
+    if (exit.oom_kills > 0)
+      text += " while the kernel's out-of-memory killer ended " + std::to_string(exit.oom_kills) +
+              (exit.oom_kills == 1 ? " process" : " processes") + ": it ran out of memory";
+    return text;
   }
   if (exit.exit_code < 0) return "ended with an unknown status";
   return "exited with code " + std::to_string(exit.exit_code);
@@ -131,6 +147,7 @@ LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& i
                           const RankEndWatch& on_rank_end) {
   check_spec(spec);
   std::map<std::string, std::string> environment = launcher_environment();
+  const std::optional<uint64_t> oom_kills_before = oom_kill_count();
   RankProcesses ranks;
   for (int rank = 0; rank < spec.world_size; ++rank)
     ranks.start(rank, rank_command(spec, environment, rank));
@@ -139,7 +156,8 @@ LaunchResult launch_ranks(const LaunchSpec& spec, const std::function<bool()>& i
   Shutdown shutdown(spec.grace);
   bool interrupt_forwarded = false;
   while (!ranks.empty()) {
-    for (const RankExit& exit : ranks.reap_ended()) {
+    for (RankExit& exit : ranks.reap_ended()) {
+      exit.oom_kills = oom_kills_of(exit, shutdown, oom_kills_before);
       result.exits.push_back(exit);
       if (on_rank_end) on_rank_end(exit);
       if (!exit.succeeded()) shutdown.begin();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -16,10 +17,14 @@ struct RankExit {
   int exit_code = 0;   // when it exited; -1 when a signal ended it or the status is unknown
   int signal = 0;      // when a signal ended it
   int stopped_by = 0;  // the signal (SIGSTOP) that had stopped it when it ended, or 0
+  // SIGKILL ended it, not sent by the launcher, while the kernel's out-of-memory killer ended
+  // this many processes (since the launch); 0 otherwise.
+  uint64_t oom_kills = 0;
   bool succeeded() const { return signal == 0 && exit_code == 0; }
 };
 
-// "exited with code 5", "was killed by signal 9 (SIGKILL)".
+// "exited with code 5", "was killed by signal 9 (SIGKILL)", "was killed by signal 9 (SIGKILL)
+// while the kernel's out-of-memory killer ended 1 process: it ran out of memory".
 std::string describe_exit(const RankExit& exit);
 
 struct LaunchSpec {

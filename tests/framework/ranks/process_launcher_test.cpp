@@ -186,7 +186,8 @@ TEST(LaunchRanks, AKilledRankEndsTheOthersAfterTheGrace) {
   EXPECT_EQ(result.exits[0].rank, 0);
   EXPECT_EQ(result.exits[0].signal, SIGKILL);
   EXPECT_EQ(result.exits[0].exit_code, -1);
-  EXPECT_EQ(describe_exit(result.exits[0]), "was killed by signal 9 (SIGKILL)");
+  // The kernel's out-of-memory killer may end a process elsewhere meanwhile: then it says so.
+  EXPECT_EQ(describe_exit(result.exits[0]).rfind("was killed by signal 9 (SIGKILL)", 0), 0u);
   EXPECT_EQ(result.exits[1].rank, 1);
   EXPECT_EQ(result.exits[1].signal, SIGTERM);  // sleep stops at the first SIGTERM
   pid_t sleeper = read_pid(pid_file);
