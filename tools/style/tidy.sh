@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # clang-tidy with .clang-tidy's checks over runner's own C++ sources; fails naming each finding.
 #   tools/style/tidy.sh            the host's sources that build without LibTorch (config,
-#                                  results, report, the ranks' launcher, augment's schemas,
-#                                  machine/): about a minute on 2 cores, what CI runs
+#                                  results, report, the ranks' launcher, bin/runner's start
+#                                  checks, augment's schemas, machine/): about a minute on 2
+#                                  cores, what CI runs
 #   tools/style/tidy.sh --all      every .cpp of framework/, plugins/ and tests/ (not the CUDA
 #                                  sources): each LibTorch unit parses all of torch's headers,
 #                                  so this takes most of an hour on 2 cores

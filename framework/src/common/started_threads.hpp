@@ -51,7 +51,7 @@ std::thread started_thread(const std::string& what, Body&& body) {
 // names the count ("4 data loader threads"). All or none: a thread of a pair of ranks that
 // could not start would leave the other waiting for it.
 inline void start_threads(std::vector<std::thread>& threads, int64_t count, const std::string& what,
-                          std::function<void(int64_t)> body) {
+                          const std::function<void(int64_t)>& body) {
   struct Start {
     std::mutex mutex;
     std::condition_variable decided;

@@ -30,7 +30,7 @@ std::optional<std::string> after(const std::string& text, const std::string& mar
 }
 
 std::string first_line(const std::string& text) {
-  const size_t begin = text.find_first_not_of("\n");
+  const size_t begin = text.find_first_not_of('\n');
   if (begin == std::string::npos) return "";
   return text.substr(begin, text.find('\n', begin) - begin);
 }

@@ -12,7 +12,7 @@
 namespace runner::launcher {
 namespace {
 
-constexpr size_t kMostKept = 64 * 1024;
+constexpr size_t kMostKept = size_t{64} * 1024;
 
 [[noreturn]] void become_host(const std::string& host, int errors_fd) {
   const int null_fd = open("/dev/null", O_RDWR);
