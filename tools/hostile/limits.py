@@ -162,6 +162,13 @@ def resource_cases(h, add):
         trained_then("report", "{dir}/r.h5", "--csv", "{dir}/out.csv"), (4,),
         "the file size limit (ulimit -f) stops the writing of {dir}/out.csv",
         limits=limited(fsize=16))
+    # TensorBoard's events outgrow the results file past 5,000 steps (about 95 bytes a step
+    # against 60): a limit of 512 KiB stops them first, at about epoch 345 of 400.
+    add("resource limits", "tensorboard_file_size_limit",
+        lambda d: ["--plugin-path", h.GOOD, "--tensorboard", f"{d}/tb",
+                   h.blobs(d, "log_every = 64\n", epochs=400)], (4,),
+        "the file size limit (ulimit -f) stops the writing of {dir}/tb/",
+        limits=limited(fsize=512 * 1024), limit_s=120)
     add("resource limits", "tensorboard_full_disk",
         lambda d: ["--plugin-path", h.GOOD, "--tensorboard", small_disk(d, 64),
                    h.blobs(d, epochs=400)],
@@ -191,7 +198,21 @@ def resource_cases(h, add):
                         ("MKL_NUM_THREADS", "-3")):
         add("resource limits", f"{name.lower()}_{value}", h.run_blobs(), (2,),
             f"{name}={value}: a thread count must be a whole number from 1 to 1024",
-            env={name: value}, limit_s=60)
+            env={name: value}, absent="libgomp", limit_s=60)
+    # Variables libgomp's constructor reads before runner's main, and refuses with a line of
+    # its own: runner names them first.
+    for name, value in (("OMP_PROC_BIND", "sideways"), ("OMP_STACKSIZE", "999999999999T"),
+                        ("OMP_DYNAMIC", "maybe"), ("GOMP_SPINCOUNT", "lots")):
+        add("resource limits", f"{name.lower()}_{value}", h.run_blobs(), (2,),
+            f"{name}={value}: OpenMP (libgomp) does not take this value",
+            env={name: value}, absent="libgomp:", limit_s=60)
+    # An address space too small for the dynamic loader to map LibTorch, for each command.
+    for command in (["--version"], ["plugins"], ["report", "missing.h5"]):
+        add("resource limits", f"{command[0].strip('-')}_under_ulimit_v_200_mib",
+            lambda d, command=command: command, (5,),
+            "the address-space limit (ulimit -v 204800 KiB) is too small to load runner's "
+            "libraries", absent="error while loading", limits=limited(**{"as": 200 * 1024 ** 2}),
+            limit_s=60)
     # ulimit -u counts a user's threads: at::set_num_threads waited forever for a worker that
     # could not start (as nobody: root is exempt).
     for threads, nproc in ((4, 2), (1, 1)):
@@ -200,6 +221,13 @@ def resource_cases(h, add):
                                         f"train.threads={threads}", h.blobs(d)], (5,),
             f"cannot start {2 * threads - 1} threads beside this one",
             limits=limited(nproc=nproc), unprivileged=True, limit_s=60)
+    # Data loader threads past the limit, once ATen's and OpenMP's have started: refused all
+    # together, the run recorded failed, none left unjoined (std::terminate before).
+    add("resource limits", "loader_threads_past_ulimit_u_3",
+        lambda d: ["--plugin-path", h.GOOD, "--set", "train.threads=1", "--set",
+                   "train.num_workers=8", h.blobs(d)], (5,),
+        "cannot start 8 data loader threads: ", absent="terminate",
+        limits=limited(nproc=3), unprivileged=True, limit_s=60)
     add("resource limits", "check_op_threads_100000",
         lambda d: ["check-op", "gelu", "--threads", "100000"], (2,),
         "--threads: '100000' is not a whole number from 0 to 1024", limit_s=60)
