@@ -75,6 +75,7 @@ class Case:
     limits: dict = field(default_factory=dict)  # resource.RLIMIT_* -> value, the command's own
     unprivileged: bool = False  # run as nobody when root (root is exempt from RLIMIT_NPROC)
     teardown: object = None  # (dir) -> None, after the case is judged (a tmpfs unmounted)
+    closed: str = None  # "stdout" or "stderr": its reader gone from the start (`| head -1`)
 
 
 # ---- writing inputs ---------------------------------------------------------------------------
@@ -574,9 +575,17 @@ def run_case(case, top):
         if as_nobody:
             os.setgid(NOBODY)
             os.setuid(NOBODY)
-    process = subprocess.Popen([RUNNER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=env, start_new_session=True, cwd=d,
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    gone = None
+    if case.closed:
+        read_end, gone = os.pipe()
+        os.close(read_end)
+        streams[case.closed] = gone
+    process = subprocess.Popen([RUNNER, *args], stdout=streams["stdout"],
+                               stderr=streams["stderr"], env=env, start_new_session=True, cwd=d,
                                preexec_fn=limit if case.limits or as_nobody else None)
+    if gone is not None:
+        os.close(gone)
     sent = None
     if case.send:
         time.sleep(case.send[0])
@@ -589,7 +598,7 @@ def run_case(case, top):
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
         hung = True
-    text = (out + err).decode(errors="replace")
+    text = ((out or b"") + (err or b"")).decode(errors="replace")
     stop_companion(companion)
     time.sleep(0.2)  # the kernel reaps what the launcher killed last
     left = processes_of(d)

@@ -315,6 +315,13 @@ def more_cases(h):
                 f"{{dir}}/r.h5: is {said}, not a results file", limit_s=30)
     add("training fault", "sighup_mid_run", h.long_run(), (129,), "interrupted",
         send=(3.0, signal.SIGHUP))
+    # `runner exp.toml | head -1` and `2>&-`-like ends: the reader of an output is gone from
+    # the start; the run trains to its end, or records its failure, as if nobody had looked.
+    add("training fault", "stdout_closed_from_the_start", h.run_blobs(epochs=3), (0,), "",
+        epochs=3, closed="stdout")
+    add("training fault", "stderr_closed_and_the_model_throws", h.run_blobs(
+        model_extra="fail_at_step = 20\nfail_on_rank = -1\n", epochs=3), (3,), "",
+        epochs=1, closed="stderr")
 
     add("training fault", "resume_shard_of_another_shape",
         resume(h, transpose_a_model_tensor, True), (4,), "lies outside its whole tensor")
