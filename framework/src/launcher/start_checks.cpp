@@ -85,10 +85,13 @@ std::optional<StartProblem> trial_problem(const TrialStart& trial,
                                           std::optional<uint64_t> address_limit) {
   if (const auto failure = after(trial.errors, kLoaderFailure))
     return loader_problem(*failure, address_limit);
-  if (const auto name = after(trial.errors, kOpenMpRefusal))
+  if (const auto refused = after(trial.errors, kOpenMpRefusal)) {
+    // GCC 12's libgomp names the variable; GCC 14's adds ": VALUE".
+    const std::string name = refused->substr(0, refused->find_first_of(": "));
     return StartProblem{
-        *name + "=" + value_of(environment, *name) + ": OpenMP (libgomp) does not take this value",
+        name + "=" + value_of(environment, name) + ": OpenMP (libgomp) does not take this value",
         "unset it, or give it a value the OpenMP specification allows", 2};
+  }
   if (trial.signal != 0) return signal_problem(trial.signal, address_limit);
   if (trial.exit_code == 127)
     return StartProblem{first_line(trial.errors),

@@ -66,6 +66,15 @@ TEST(StartChecks, AVariableLibgompRefusesIsNamedWithItsValue) {
   EXPECT_EQ(problem->exit_code, 2);
 }
 
+// GCC 14's libgomp (Debian 13) adds the value after the name.
+TEST(StartChecks, AVariableLibgompRefusesWithItsValueIsNamedOnce) {
+  const auto problem = trial_problem(
+      failed_with(0, "\nlibgomp: Invalid value for environment variable OMP_PROC_BIND: sideways\n"),
+      {"OMP_PROC_BIND=sideways"}, std::nullopt);
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->message, "OMP_PROC_BIND=sideways: OpenMP (libgomp) does not take this value");
+}
+
 TEST(StartChecks, ASignalBeforeMainIsNamedWithTheLimit) {
   TrialStart killed;
   killed.signal = SIGSEGV;
