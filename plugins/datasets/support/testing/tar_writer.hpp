@@ -4,12 +4,12 @@
 
 #include <zlib.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace runner::datasets::testing {
@@ -43,20 +43,20 @@ inline std::string tar_header(const TarMember& member, bool gnu_magic = false) {
     prefix = name.substr(0, cut);
     name = name.substr(cut + 1);
   }
-  std::memcpy(h, name.data(), std::min<size_t>(name.size(), 100));
+  name.copy(h, 100);  // fixed width: a 100-byte name has no terminator
   put_octal(h + 100, 8, 0644);
   put_octal(h + 108, 8, 0);
   put_octal(h + 116, 8, 0);
   put_octal(h + 124, 12, member.data.size());
   put_octal(h + 136, 12, 1234567890);
   h[156] = member.type;
-  std::memcpy(h + 157, member.link_to.data(), std::min<size_t>(member.link_to.size(), 100));
+  member.link_to.copy(h + 157, 100);
   std::memcpy(h + 257,
               gnu_magic ? "ustar  "
                         : "ustar\0"
                           "00",
               8);
-  std::memcpy(h + 345, prefix.data(), std::min<size_t>(prefix.size(), 155));
+  prefix.copy(h + 345, 155);
   std::memset(h + 148, ' ', 8);
   unsigned sum = 0;
   for (char c : block) sum += static_cast<unsigned char>(c);
