@@ -29,7 +29,8 @@ RandomTokensOptions small_options(int64_t vocab_size = 100, int64_t seq_len = 16
   return o;
 }
 
-torch::Tensor tokens(const runner::Dataset& data, Split split, std::vector<int64_t> indices) {
+torch::Tensor tokens(const runner::Dataset& data, Split split,
+                     const std::vector<int64_t>& indices) {
   return data.get_batch(split, torch::tensor(indices, torch::kInt64)).inputs;
 }
 

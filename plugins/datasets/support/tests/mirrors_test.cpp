@@ -1,6 +1,5 @@
 // The mirror loop against loopback servers: the first mirror with the right bytes serves the
 // file, and every other try is kept with its URL and reason; the key that lists mirrors.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runner/datasets/md5.hpp>
 #include <runner/datasets/mirrors.hpp>
@@ -9,8 +8,6 @@
 #include "loopback_http_server.hpp"
 #include "runner_testing/files.hpp"
 #include "scratch_folder.hpp"
-
-using ::testing::HasSubstr;
 
 namespace runner::datasets::testing {
 namespace {

@@ -71,7 +71,7 @@ class TarGzTest : public ScratchFolderTest {
 };
 
 TEST_F(TarGzTest, ExtractsEachRegularFileWithItsBytes) {
-  const std::string a = pattern(3073 * 2, 1);
+  const std::string a = pattern(size_t{3073} * 2, 1);
   const std::string b = pattern(1000, 2);
   extract(tar_gz({{"set/", "", '5'},
                   tar_file("set/a.bin", a),
