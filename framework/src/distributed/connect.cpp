@@ -27,8 +27,7 @@ std::string rendezvous_failure(const ConnectSpec& spec, RankHealth& health,
 
 }  // namespace
 
-RankConnection connect_ranks(const ConnectSpec& given) {
-  ConnectSpec spec = given;
+RankConnection connect_ranks(ConnectSpec spec) {
   if (!spec.ledger) spec.ledger = std::make_shared<CollectiveLedger>(kLedgerEntries);
   auto health =
       std::make_shared<RankHealth>(spec.store, spec.beat_store, spec.rank, spec.world_size,

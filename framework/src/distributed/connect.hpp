@@ -45,7 +45,7 @@ struct RankConnection {
 };
 
 // Throws RunError naming the ranks that never joined when the rendezvous times out.
-RankConnection connect_ranks(const ConnectSpec& spec);
+RankConnection connect_ranks(ConnectSpec spec);
 
 // Why `backend` cannot run `local_ranks` ranks on this machine; nullopt when it can.
 std::optional<std::string> backend_unavailable(const std::string& backend, int local_ranks);

@@ -10,11 +10,12 @@ namespace runner::distributed {
 bool nccl_built() { return false; }
 
 // The health by value, as the CUDA build's nccl_group.cpp takes it to keep.
-// NOLINTNEXTLINE(performance-unnecessary-value-param)
+// NOLINTBEGIN(performance-unnecessary-value-param)
 std::shared_ptr<Communicator> make_nccl_communicator(const ConnectSpec&,
                                                      std::shared_ptr<RankHealth>) {
   throw RunSkipped("backend nccl needs LibTorch built with CUDA; this one is CPU-only");
 }
+// NOLINTEND(performance-unnecessary-value-param)
 
 std::unique_ptr<StreamStall> cuda_stream_stall(torch::Device device) {
   throw std::invalid_argument("cannot time a wait on " + device.str() +

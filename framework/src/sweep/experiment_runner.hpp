@@ -27,9 +27,9 @@ struct SweepLaunch {
 std::string results_path(const config::Experiment& experiment);
 
 // Each run takes the ranks its strategy asks for: one in this process; several as processes
-// of `launch.rank_argv` on this machine; under torchrun or srun, this process is one rank of
+// of `given.rank_argv` on this machine; under torchrun or srun, this process is one rank of
 // every run. Returns 0 when every run completed or was skipped, else experiment_exit_code().
 int run_experiment(const config::Experiment& experiment, const plugin_host::Registry& registry,
-                   record::Console& console, std::ostream& errors, const SweepLaunch& launch = {});
+                   record::Console& console, std::ostream& errors, const SweepLaunch& given = {});
 
 }  // namespace runner::sweep

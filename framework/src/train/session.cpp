@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 
 #include "measure/system.hpp"
@@ -159,8 +160,9 @@ RankParts rank_parts(const Session& s) {
   RankParts r;
   r.reporting = static_cast<int>(parts[0].sum().item<int64_t>());
   const int64_t* data = parts.data_ptr<int64_t>();
-  r.train.assign(data + world, data + 2 * world);
-  r.test.assign(data + 2 * world, data + 3 * world);
+  const auto n = static_cast<std::ptrdiff_t>(world);
+  r.train.assign(data + n, data + 2 * n);
+  r.test.assign(data + 2 * n, data + 3 * n);
   return r;
 }
 
